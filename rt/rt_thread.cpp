@@ -1,0 +1,96 @@
+#include "rt/rt_thread.hpp"
+
+#include <alloca.h>
+#include <pthread.h>
+#include <sched.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace sonoflow::rt {
+namespace {
+
+void append(std::string& message, const std::string& line) {
+  if (!message.empty()) message += "; ";
+  message += line;
+}
+
+// Touch the stack the loop will use, so its pages are resident before the first tick. The
+// frame is carved with alloca so the touched pages lie below the caller's, where the loop's
+// own frames will be.
+__attribute__((noinline)) void prefault_stack(std::size_t bytes) {
+  constexpr std::size_t kPage = 4096;
+  auto* stack = static_cast<volatile unsigned char*>(alloca(bytes));
+  for (std::size_t i = 0; i < bytes; i += kPage) stack[i] = 0;
+}
+
+bool try_fifo(int priority) {
+  sched_param param{};
+  param.sched_priority = priority;
+  return pthread_setschedparam(pthread_self(), SCHED_FIFO, &param) == 0;
+}
+
+}  // namespace
+
+RtSetupReport setup_current_thread(const RtThreadConfig& config) {
+  RtSetupReport report;
+
+  if (!config.name.empty()) {
+    const std::string name = config.name.substr(0, 15);
+    report.named = pthread_setname_np(pthread_self(), name.c_str()) == 0;
+    if (!report.named) append(report.message, "could not name thread '" + name + "'");
+  }
+
+  if (config.fifo_priority > 0) {
+    if (try_fifo(config.fifo_priority)) {
+      report.realtime = true;
+      report.granted_priority = config.fifo_priority;
+    } else {
+      // Second try at what RLIMIT_RTPRIO allows, as rtkit-less PipeWire does.
+      rlimit limit{};
+      const bool have_limit = getrlimit(RLIMIT_RTPRIO, &limit) == 0;
+      const int allowed = have_limit ? static_cast<int>(limit.rlim_cur) : 0;
+      if (allowed > 0 && allowed < config.fifo_priority && try_fifo(allowed)) {
+        report.realtime = true;
+        report.granted_priority = allowed;
+        append(report.message, "SCHED_FIFO priority clamped from " +
+                                   std::to_string(config.fifo_priority) + " to " +
+                                   std::to_string(allowed) + " by RLIMIT_RTPRIO");
+      } else {
+        append(report.message, "SCHED_FIFO " + std::to_string(config.fifo_priority) +
+                                   " refused (RLIMIT_RTPRIO=" + std::to_string(allowed) +
+                                   "); running with normal scheduling");
+      }
+    }
+  }
+
+  if (config.cpu >= 0) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(config.cpu, &set);
+    const int rc = pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+    report.pinned = rc == 0;
+    if (!report.pinned) {
+      append(report.message, "could not pin to CPU " + std::to_string(config.cpu) + ": " +
+                                 std::strerror(rc));
+    }
+  }
+
+  if (config.prefault_stack_bytes > 0) prefault_stack(config.prefault_stack_bytes);
+  return report;
+}
+
+MemoryLockReport lock_process_memory() {
+  MemoryLockReport report;
+  if (mlockall(MCL_CURRENT | MCL_FUTURE) == 0) {
+    report.locked = true;
+  } else {
+    report.message = std::string("mlockall refused (") + std::strerror(errno) +
+                     "); pages may fault in on the real-time path (raise LimitMEMLOCK)";
+  }
+  return report;
+}
+
+}  // namespace sonoflow::rt

@@ -1,0 +1,37 @@
+#pragma once
+// Real-time set-up of the calling thread: name, SCHED_FIFO priority, CPU affinity, stack
+// prefault; and process-wide memory locking. Following PipeWire's module-rt, we just try:
+// where the kernel or RLIMIT_RTPRIO says no, the thread keeps normal scheduling and the report
+// says why. Set-up never fails the caller. Call these once, before the loop starts (they
+// allocate and make syscalls).
+#include <cstddef>
+#include <string>
+
+namespace sonoflow::rt {
+
+struct RtThreadConfig {
+  std::string name;                  // shown by top -H and in /proc (max 15 characters)
+  int fifo_priority = 0;             // 1..99 asks for SCHED_FIFO; 0 keeps SCHED_OTHER
+  int cpu = -1;                      // pin to this CPU; -1 leaves the affinity alone
+  std::size_t prefault_stack_bytes = 256 * 1024;
+};
+
+struct RtSetupReport {
+  bool named = false;
+  bool realtime = false;             // SCHED_FIFO granted
+  int granted_priority = 0;          // may be lower than asked (clamped to RLIMIT_RTPRIO)
+  bool pinned = false;
+  std::string message;               // one line per degraded step, empty when all went as asked
+};
+
+RtSetupReport setup_current_thread(const RtThreadConfig& config);
+
+struct MemoryLockReport {
+  bool locked = false;
+  std::string message;
+};
+
+// mlockall(MCL_CURRENT | MCL_FUTURE), so page faults never stall a real-time loop.
+MemoryLockReport lock_process_memory();
+
+}  // namespace sonoflow::rt
