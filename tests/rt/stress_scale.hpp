@@ -4,7 +4,7 @@
 
 namespace sonoflow::test {
 #if defined(__SANITIZE_THREAD__)
-inline constexpr std::uint64_t kStressScale = 500;
+inline constexpr std::uint64_t kStressScale = 50;
 #else
 inline constexpr std::uint64_t kStressScale = 1;
 #endif
