@@ -4,7 +4,7 @@ RELEASE   := build/release
 TSAN      := build/tsan
 CONFIGURE := cmake --preset
 
-.PHONY: all deps build demo test test-release test-tsan bench install clean
+.PHONY: all deps build tsan-build demo test bench install clean
 
 all: build
 
@@ -23,16 +23,13 @@ build: deps $(RELEASE)/CMakeCache.txt
 demo: build
 	@./daemon/demo.sh $(RELEASE)
 
-# Every test in the release build, then the concurrency tests again under ThreadSanitizer.
-test: deps test-release test-tsan
-	@echo "make test: all suites passed"
+# Every test in the release build, then the concurrency tests again under ThreadSanitizer;
+# the last line counts both suites.
+test: build tsan-build
+	@JOBS=$(JOBS) ./tests/run_suites.sh $(RELEASE) $(TSAN)
 
-test-release: build
-	cd $(RELEASE) && ctest --output-on-failure -j $(JOBS) --timeout 900
-
-test-tsan: deps $(TSAN)/CMakeCache.txt
+tsan-build: deps $(TSAN)/CMakeCache.txt
 	cmake --build $(TSAN) -j $(JOBS) --target sonoflow_concurrency_tests
-	cd $(TSAN) && ctest --output-on-failure -L concurrency --timeout 900
 
 bench: build
 	@./bench/run.sh $(RELEASE)
