@@ -242,7 +242,7 @@ TransferResult VirtualTracker::transfer_in(std::uint8_t endpoint, std::span<std:
     n = r.bytes;
     ++totals_.statuses_sent;
   }
-  if (corrupt_in_ > 0 && n > 0) {
+  if (which == 0 && corrupt_in_ > 0 && n > 0) {
     --corrupt_in_;
     data[n - 1] ^= 0xFF;
   }

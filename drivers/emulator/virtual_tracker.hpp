@@ -81,7 +81,7 @@ class VirtualTracker final : public UsbDevice {
   void plug() noexcept;
   bool connected() const noexcept override { return connected_; }
   void stall_endpoint(std::uint8_t endpoint) noexcept;
-  void corrupt_next_in(int messages) noexcept { corrupt_in_ = messages; }
+  void corrupt_next_in(int frames) noexcept { corrupt_in_ = frames; }  // HAND_FRAMEs only
 
  private:
   TransferResult reply(std::span<std::uint8_t> data, std::uint16_t max_len, const auto& msg);

@@ -44,7 +44,7 @@ struct ClockSyncConfig {
 
 class ClockSync {
  public:
-  static constexpr std::size_t kWindow = 64;
+  static constexpr std::size_t kWindow = 128;
 
   explicit ClockSync(ClockSyncConfig config = {}) noexcept : config_(config) {}
 

@@ -67,6 +67,9 @@ struct Pipeline {
   StreamPacer pacer;
   std::uint32_t epoch = 0;
   std::int64_t last_maintain_ns = 0;
+  // The tracker consumer: every frame popped after each step lands here (when collecting).
+  bool collect_frames = true;
+  std::vector<HandFrame> frames;
 
   explicit Pipeline(EmulatedDevicesConfig config = {}, PacerConfig pacer_config = {})
       : pacer(pacer_config) {
@@ -108,6 +111,8 @@ struct Pipeline {
       clock.advance(rt::kNsPerMs);
       if (!stalled) stream_step();
       devices->pump();
+      HandFrame f;
+      while (collect_frames && tracker().try_pop_frame(f)) frames.push_back(f);
       if (clock.now_ns() - last_maintain_ns >= 100 * rt::kNsPerMs) {
         last_maintain_ns = clock.now_ns();
         array().maintain();
