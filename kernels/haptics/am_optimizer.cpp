@@ -10,20 +10,52 @@ AmOptimizer::AmOptimizer(int capacity)
     : x_(capacity), y_(capacity), z_(capacity), w_(capacity), best_d2_(capacity),
       owner_(capacity), seed_d2_(capacity), scratch_(capacity) {}
 
-float AmOptimizer::assign(const FocalSet& foci, int n) {
-  auto best = best_d2_.head(n);
-  auto owner = owner_.head(n);
-  auto d2 = scratch_.head(n);
-  best.setConstant(std::numeric_limits<float>::max());
-  owner.setZero();
-  for (int k = 0; k < foci.count; ++k) {
-    const Eigen::Vector3f& c = foci.points[std::size_t(k)].position;
-    d2 = (x_.head(n) - c.x()).square() + (y_.head(n) - c.y()).square() +
-         (z_.head(n) - c.z()).square();
-    owner = (d2 < best).select(float(k), owner);
-    best = best.min(d2);
+namespace {
+
+// Nearest of M foci for every sample, with M a compile-time constant so the focus loop unrolls
+// and the compiler vectorises across samples (one pass, best and owner kept in registers).
+template <int M>
+void nearest_focus(const float* x, const float* y, const float* z, int n,
+                   const std::array<float, kMaxFoci>& cx, const std::array<float, kMaxFoci>& cy,
+                   const std::array<float, kMaxFoci>& cz, float* best_d2, float* owner) {
+  for (int i = 0; i < n; ++i) {
+    float best = std::numeric_limits<float>::max();
+    float own = 0;
+    for (int k = 0; k < M; ++k) {
+      const float dx = x[i] - cx[std::size_t(k)], dy = y[i] - cy[std::size_t(k)],
+                  dz = z[i] - cz[std::size_t(k)];
+      const float d2 = dx * dx + dy * dy + dz * dz;
+      own = d2 < best ? float(k) : own;
+      best = d2 < best ? d2 : best;
+    }
+    best_d2[i] = best;
+    owner[i] = own;
   }
-  return (w_.head(n) * best).sum();
+}
+
+}  // namespace
+
+float AmOptimizer::assign(const FocalSet& foci, int n) {
+  std::array<float, kMaxFoci> cx{}, cy{}, cz{};
+  for (int k = 0; k < foci.count; ++k) {
+    cx[std::size_t(k)] = foci.points[std::size_t(k)].position.x();
+    cy[std::size_t(k)] = foci.points[std::size_t(k)].position.y();
+    cz[std::size_t(k)] = foci.points[std::size_t(k)].position.z();
+  }
+  const float *x = x_.data(), *y = y_.data(), *z = z_.data();
+  float *best = best_d2_.data(), *owner = owner_.data();
+  switch (foci.count) {
+    case 1: nearest_focus<1>(x, y, z, n, cx, cy, cz, best, owner); break;
+    case 2: nearest_focus<2>(x, y, z, n, cx, cy, cz, best, owner); break;
+    case 3: nearest_focus<3>(x, y, z, n, cx, cy, cz, best, owner); break;
+    case 4: nearest_focus<4>(x, y, z, n, cx, cy, cz, best, owner); break;
+    case 5: nearest_focus<5>(x, y, z, n, cx, cy, cz, best, owner); break;
+    case 6: nearest_focus<6>(x, y, z, n, cx, cy, cz, best, owner); break;
+    case 7: nearest_focus<7>(x, y, z, n, cx, cy, cz, best, owner); break;
+    case kMaxFoci: nearest_focus<kMaxFoci>(x, y, z, n, cx, cy, cz, best, owner); break;
+    default: return 0;  // no foci: nothing to assign
+  }
+  return (w_.head(n) * best_d2_.head(n)).sum();
 }
 
 void AmOptimizer::seed_greedy(FocalSet& foci, int target, float sigma, int n) {

@@ -26,7 +26,7 @@ struct AmOptimizerConfig {
   int max_foci = 4;              // N, 1..kMaxFoci (thesis: 4 in practice, 8 in its figures)
   float sigma_m = 8.6e-3f;       // fall-off of one focus; thesis 8.6 mm (= wavelength) to 32 mm
   int max_iterations = 20;       // Lloyd iterations per solve [not specified in the thesis]
-  float tolerance_m = 0.05e-3f;  // stop when no focus moves further than this in an iteration
+  float tolerance_m = 0.1e-3f;   // stop when no focus moves further than this in an iteration
 };
 
 class AmOptimizer {

@@ -30,7 +30,7 @@ void AmRenderer::reset() noexcept {
   stats_ = {};
 }
 
-void AmRenderer::optimise(bool new_field, const HandFrame& frame) {
+void AmRenderer::optimise(const HandFrame& frame) {
   const int n = samples_.size();
   perceptual_weights(samples_, frame, config_.weight_map, lloyd_weight_.head(n));
   lloyd_weight_.head(n) *= samples_.pressure();  // Eq. 6.8: weights alpha p*
@@ -39,23 +39,24 @@ void AmRenderer::optimise(bool new_field, const HandFrame& frame) {
   const auto w = lloyd_weight_.head(n);
 
   stats_.reseeded = false;
-  optimizer_.solve(x, p, w, config_.optimizer, have_solution_ ? &solution_ : nullptr, candidate_);
-  float objective = optimizer_.objective();
-  stats_.lloyd_iterations = optimizer_.iterations();
-  if (have_solution_ && new_field) {
+  if (!have_solution_ || !reseed_pending_) {
+    optimizer_.solve(x, p, w, config_.optimizer, have_solution_ ? &solution_ : nullptr, candidate_);
+    stats_.lloyd_iterations = optimizer_.iterations();
+  } else {
     // The thesis seeds every frame greedily; we keep the warm solution unless the fresh one is
-    // clearly better, so foci do not hop between equally good optima at the field rate.
+    // clearly better, so foci do not hop between equally good optima at the field rate. The
+    // warm solution is last tick's; re-score it on this tick's samples without moving it.
+    reseed_pending_ = false;
+    AmOptimizerConfig score_only = config_.optimizer;
+    score_only.max_iterations = 0;
+    optimizer_.solve(x, p, w, score_only, &solution_, candidate_);
+    const float warm_objective = optimizer_.objective();
     FocalSet fresh;
-    const int warm_iterations = stats_.lloyd_iterations;
     optimizer_.solve(x, p, w, config_.optimizer, nullptr, fresh);
-    if (optimizer_.objective() < (1.0f - config_.reseed_gain) * objective ||
-        fresh.count > candidate_.count) {
+    stats_.lloyd_iterations = optimizer_.iterations();
+    if (optimizer_.objective() < (1.0f - config_.reseed_gain) * warm_objective) {
       candidate_ = fresh;
-      objective = optimizer_.objective();
       stats_.reseeded = true;
-      stats_.lloyd_iterations = optimizer_.iterations();
-    } else {
-      stats_.lloyd_iterations = warm_iterations;
     }
   }
   solution_ = candidate_;
@@ -72,7 +73,10 @@ void AmRenderer::render(const TargetSamples* new_samples, const HandFrame& frame
   last_block_time_ns_ = block_time_ns;
   have_time_ = true;
 
-  if (new_samples != nullptr) samples_.copy_from(*new_samples);
+  if (new_samples != nullptr) {
+    samples_.copy_from(*new_samples);
+    reseed_pending_ = true;
+  }
   const bool stale = config_.max_field_age_ns > 0 &&
                      block_time_ns - samples_.field_time_ns() > config_.max_field_age_ns;
   std::array<Eigen::Vector3f, kMaxFoci> positions;
@@ -80,7 +84,7 @@ void AmRenderer::render(const TargetSamples* new_samples, const HandFrame& frame
   int count = 0;
   if (frame.hand_count > 0 && !samples_.empty() && !stale) {
     samples_.repose(frame);
-    optimise(new_samples != nullptr, frame);
+    optimise(frame);
     for (int k = 0; k < solution_.count; ++k) {
       positions[std::size_t(k)] = solution_.points[std::size_t(k)].position;
       intensities[std::size_t(k)] =

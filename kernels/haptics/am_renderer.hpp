@@ -3,8 +3,9 @@
 //
 //   new field?  keep its array-facing samples (target_samples.hpp)
 //   every tick: re-pose the samples onto the newest hand pose, weight them (weight_map.hpp),
-//               optimise N foci warm-started from the last tick (am_optimizer.hpp; on a new
-//               field a fresh greedy solve competes and wins only when clearly better), map
+//               optimise N foci warm-started from the last tick (am_optimizer.hpp; on the tick
+//               after a new field a fresh greedy solve competes and wins only when clearly
+//               better: one tick later, so no tick pays for two solves), map
 //               pressures to capped intensities (intensity_mapping.hpp), glide the rendered
 //               foci towards the new ones (focus_tracker.hpp), and write 20 samples at 20 kHz
 //               with the intensities modulated at ~200 Hz.
@@ -33,7 +34,7 @@ struct AmConfig {
   GlideConfig glide;
   float modulation_hz = 200.0f;   // thesis: manufacturer-recommended 200 Hz
   float modulation_depth = 1.0f;  // 1: intensity swings 0..I; 0: unmodulated
-  // A fresh greedy solve replaces the warm-started one on a new field only when its Eq. 4.2
+  // A fresh greedy solve replaces the warm-started one after a new field only when its Eq. 4.2
   // objective is lower by at least this fraction (keeps foci from hopping between optima).
   float reseed_gain = 0.1f;
   std::int64_t max_field_age_ns = 250'000'000;  // older: fade to silence; <= 0 disables
@@ -65,7 +66,7 @@ class AmRenderer {
   const TargetSamples& samples() const { return samples_; }
 
  private:
-  void optimise(bool new_field, const HandFrame& frame);
+  void optimise(const HandFrame& frame);
 
   AmConfig config_;
   TargetSamples samples_;
@@ -73,6 +74,7 @@ class AmRenderer {
   Eigen::ArrayXf lloyd_weight_;
   FocalSet solution_, candidate_;
   bool have_solution_ = false;
+  bool reseed_pending_ = false;  // a new field arrived: compare with a greedy solve next tick
   FocusTracker tracker_;
   AmTickStats stats_;
   std::uint64_t sequence_ = 0;
