@@ -55,6 +55,7 @@ class Pipeline {
   // Virtual: advances the virtual clock up to timeout_ns. True when the fade completed.
   bool stop(std::int64_t timeout_ns);
   bool running() const noexcept { return started_ && !stopped_; }
+  std::int64_t start_ns() const noexcept { return start_ns_; }
 
   // Supervisor thread: live keys (material, tau, alpha, mode, caps).
   void apply_live_settings(const Config& config);

@@ -171,8 +171,9 @@ bool StatusReader::replaced() const noexcept {
   return st.st_ino != inode_;
 }
 
-StatusSnapshot StatusReader::snapshot() const noexcept {
-  const StatusRegion& r = *region_;
+StatusSnapshot StatusReader::snapshot() const noexcept { return take_snapshot(*region_); }
+
+StatusSnapshot take_snapshot(const StatusRegion& r) noexcept {
   StatusSnapshot s;
   s.generation = r.header.generation;
   s.writer_pid = r.header.writer_pid;
