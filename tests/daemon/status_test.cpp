@@ -185,26 +185,31 @@ TEST(StatusFile, MonitorAttachingMidRunSeesConsistentAdvancingCounters) {
   while (published.load() < 1000) std::this_thread::yield();
 
   auto reader = StatusReader::attach(path, error);
-  ASSERT_TRUE(reader) << error;
+  EXPECT_TRUE(reader) << error;
   std::uint64_t last_ticks = 0, last_blocks = 0;
-  int advanced = 0;
-  for (int n = 0; n < 20'000; ++n) {
+  int advanced = 0, consistent_reads = 0, failures = 0;
+  for (int n = 0; reader && n < 20'000 && failures == 0; ++n) {
     const StatusSnapshot s = reader->snapshot();
-    ASSERT_FALSE(s.torn);
+    // A writer hammering without pause can outlast the bounded retries; such a snapshot says
+    // so (torn) and is not used. The daemon's writers publish at 10 Hz.
+    if (s.torn) continue;
+    ++consistent_reads;
     const LoopStatus& l = s.loops[2];
-    ASSERT_EQ(l.overruns, l.ticks / 3);
-    ASSERT_EQ(static_cast<std::uint64_t>(l.wake_max_ns), l.ticks * 7);
-    ASSERT_EQ(static_cast<std::uint64_t>(l.exec_max_ns), l.ticks * 11);
-    ASSERT_EQ(s.array.underruns, s.array.blocks_sent / 5);
-    ASSERT_EQ(s.array.device_tick, s.array.blocks_sent * 40);
-    ASSERT_GE(l.ticks, last_ticks);
-    ASSERT_GE(s.array.blocks_sent, last_blocks);
+    const bool tied = l.overruns == l.ticks / 3 && static_cast<std::uint64_t>(l.wake_max_ns) == l.ticks * 7 &&
+                      static_cast<std::uint64_t>(l.exec_max_ns) == l.ticks * 11 &&
+                      s.array.underruns == s.array.blocks_sent / 5 &&
+                      s.array.device_tick == s.array.blocks_sent * 40;
+    const bool monotonic = l.ticks >= last_ticks && s.array.blocks_sent >= last_blocks;
+    EXPECT_TRUE(tied) << "torn values at ticks " << l.ticks;
+    EXPECT_TRUE(monotonic) << "went backwards at ticks " << l.ticks;
+    failures += (tied && monotonic) ? 0 : 1;
     if (l.ticks > last_ticks) ++advanced;
     last_ticks = l.ticks;
     last_blocks = s.array.blocks_sent;
   }
   stop = true;
   producer.join();
+  EXPECT_GT(consistent_reads, 1000);
   EXPECT_GT(advanced, 1);
 }
 
