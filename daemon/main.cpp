@@ -215,6 +215,10 @@ int main(int argc, char** argv) {
 
   Supervisor supervisor(config, o.config_path, clock, pipeline, status.get(), signals, notifier,
                         control.get());
+  if (!config.scene.file.empty()) {
+    const std::string why = supervisor.load_scene(config.scene.file);
+    if (!why.empty()) log_line(LogLevel::Warning, "config", "scene not loaded ('scene.file'): %s", why.c_str());
+  }
   const bool faded = supervisor.run(static_cast<std::int64_t>(o.run_for_s * 1e9));
   recorder.stop();
   recorder.stop_thread();
