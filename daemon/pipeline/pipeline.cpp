@@ -239,7 +239,7 @@ bool Pipeline::housekeeping(std::int64_t now_ns) {
     export_ring(rings.rings[2], "trace:hands", links_->trace_hands);
     export_ring(rings.rings[3], "trace:blocks", links_->trace_blocks);
     status_->rings.lock.store(rings);
-    status_->header.degraded = degraded() ? 1 : 0;
+    status_->header.degraded.store(degraded() ? 1 : 0, std::memory_order_relaxed);
   }
   return fresh;
 }
