@@ -180,37 +180,44 @@ TEST(StatusFile, MonitorAttachingMidRunSeesConsistentAdvancingCounters) {
       r.array.lock.store(array);
       writer->heartbeat(static_cast<std::int64_t>(i));
       published.store(i, std::memory_order_relaxed);
+      std::this_thread::yield();  // still far faster than any real loop publishes
     }
   });
   while (published.load() < 1000) std::this_thread::yield();
 
   auto reader = StatusReader::attach(path, error);
-  EXPECT_TRUE(reader) << error;
+  ASSERT_TRUE(reader) << error;
   std::uint64_t last_ticks = 0, last_blocks = 0;
-  int advanced = 0, consistent_reads = 0, failures = 0;
-  for (int n = 0; reader && n < 20'000 && failures == 0; ++n) {
+  int advanced = 0;
+  long torn = 0, consistent = 0;
+  // Read until the writer has been seen to advance a few times (it may be descheduled for a
+  // while on a loaded machine); the bound only keeps a broken writer from hanging the test.
+  for (long n = 0; (consistent < 20'000 || advanced < 3) && n < 50'000'000; ++n) {
+    if (n % 64 == 0) std::this_thread::yield();
     const StatusSnapshot s = reader->snapshot();
-    // A writer hammering without pause can outlast the bounded retries; such a snapshot says
-    // so (torn) and is not used. The daemon's writers publish at 10 Hz.
-    if (s.torn) continue;
-    ++consistent_reads;
+    // A writer hammering without pause can keep a section busy through every retry; the
+    // reader then says so (torn) instead of handing out a mixed copy. Skip those.
+    if (s.torn) {
+      ++torn;
+      continue;
+    }
+    ++consistent;
     const LoopStatus& l = s.loops[2];
-    const bool tied = l.overruns == l.ticks / 3 && static_cast<std::uint64_t>(l.wake_max_ns) == l.ticks * 7 &&
-                      static_cast<std::uint64_t>(l.exec_max_ns) == l.ticks * 11 &&
-                      s.array.underruns == s.array.blocks_sent / 5 &&
-                      s.array.device_tick == s.array.blocks_sent * 40;
-    const bool monotonic = l.ticks >= last_ticks && s.array.blocks_sent >= last_blocks;
-    EXPECT_TRUE(tied) << "torn values at ticks " << l.ticks;
-    EXPECT_TRUE(monotonic) << "went backwards at ticks " << l.ticks;
-    failures += (tied && monotonic) ? 0 : 1;
+    ASSERT_EQ(l.overruns, l.ticks / 3);
+    ASSERT_EQ(static_cast<std::uint64_t>(l.wake_max_ns), l.ticks * 7);
+    ASSERT_EQ(static_cast<std::uint64_t>(l.exec_max_ns), l.ticks * 11);
+    ASSERT_EQ(s.array.underruns, s.array.blocks_sent / 5);
+    ASSERT_EQ(s.array.device_tick, s.array.blocks_sent * 40);
+    ASSERT_GE(l.ticks, last_ticks);
+    ASSERT_GE(s.array.blocks_sent, last_blocks);
     if (l.ticks > last_ticks) ++advanced;
     last_ticks = l.ticks;
     last_blocks = s.array.blocks_sent;
   }
   stop = true;
   producer.join();
-  EXPECT_GT(consistent_reads, 1000);
   EXPECT_GT(advanced, 1);
+  EXPECT_GE(consistent, 20'000) << torn << " torn reads";
 }
 
 TEST(StatusFormat, JsonCarriesSchemaAndUnitsInKeys) {
