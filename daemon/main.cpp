@@ -25,7 +25,7 @@
 #include "daemon/pipeline/pipeline.hpp"
 #include "daemon/recorder/recorder.hpp"
 #include "daemon/recorder/replay.hpp"
-#include "daemon/standins/centroid_renderer.hpp"
+#include "daemon/pipeline/kernel_renderer.hpp"
 #include "daemon/standins/emulated_array.hpp"
 #include "daemon/standins/palm_drag_field.hpp"
 #include "daemon/standins/scripted_hand.hpp"
@@ -180,7 +180,7 @@ int main(int argc, char** argv) {
   // Emulated devices in-process (stand-ins until the drivers, fluid and haptics layers land).
   ScriptedHand hand(clock, config.tracker.rate_hz);
   PalmDragField fluid;
-  CentroidRenderer renderer;
+  KernelRenderer renderer(config);
   EmulatedArray array(clock);
   log_line(LogLevel::Info, "devices",
            "emulated devices: scripted hand stirring at %d Hz, in-process array (FIFO 20 ms)",

@@ -11,7 +11,7 @@
 
 #include "daemon/config/config.hpp"
 #include "daemon/pipeline/pipeline.hpp"
-#include "daemon/standins/centroid_renderer.hpp"
+#include "daemon/pipeline/kernel_renderer.hpp"
 #include "daemon/standins/emulated_array.hpp"
 #include "daemon/standins/palm_drag_field.hpp"
 #include "daemon/standins/scripted_hand.hpp"
@@ -37,7 +37,7 @@ const Figures& pipeline_run() {
     rt::MonotonicClock clock;
     ScriptedHand hand(clock, config.tracker.rate_hz);
     PalmDragField fluid;
-    CentroidRenderer renderer;
+    KernelRenderer renderer(config);
     EmulatedArray array(clock);
     auto status = std::make_unique<status::StatusRegion>();
     Pipeline pipeline(config, clock, PipelineParts{hand, fluid, renderer, array}, status.get());

@@ -83,6 +83,8 @@ std::vector<KeyInfo> config_keys(Config& c) {
                       "most simultaneous AM focal points"));
   k.push_back(real("haptic.stm_speed_m_s", &c.haptic.stm_speed_m_s, 0.5, 20, "m/s", live,
                    "speed of the STM focal point along its path"));
+  k.push_back(real("haptic.full_scale_pa", &c.haptic.full_scale_pa, 1, 1e6, "Pa", restart,
+                   "contact pressure rendered at full intensity (square-root law)"));
 
   k.push_back(choice("stream.encoding", &c.stream.encoding, {"foci", "drive"}, restart,
                      "FOCI (the array solves phases) or DRIVE (256 phases per sample from here)"));

@@ -7,7 +7,7 @@
 #include "daemon/config/config_loader.hpp"
 #include "daemon/pipeline/pipeline.hpp"
 #include "daemon/recorder/trace_reader.hpp"
-#include "daemon/standins/centroid_renderer.hpp"
+#include "daemon/pipeline/kernel_renderer.hpp"
 #include "daemon/standins/emulated_array.hpp"
 
 namespace sonoflow::daemon {
@@ -116,7 +116,7 @@ ReplayResult replay_trace(const std::string& path, std::int64_t warmup_ns) {
   rt::VirtualClock clock(reader->header().start_ns);
   ReplayHandSource source(clock, hands, config.config.tracker.rate_hz);
   ReplayFluid fluid(std::move(fields));
-  CentroidRenderer renderer;
+  KernelRenderer renderer(config.config);
   EmulatedArray array(clock);
   Pipeline pipeline(config.config, clock, PipelineParts{source, fluid, renderer, array}, nullptr);
   pipeline.links().recording.store(true);

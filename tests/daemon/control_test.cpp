@@ -12,7 +12,7 @@
 
 #include "daemon/control/control_server.hpp"
 #include "daemon/pipeline/pipeline.hpp"
-#include "daemon/standins/centroid_renderer.hpp"
+#include "daemon/pipeline/kernel_renderer.hpp"
 #include "daemon/standins/emulated_array.hpp"
 #include "daemon/standins/palm_drag_field.hpp"
 #include "daemon/standins/scripted_hand.hpp"
@@ -28,7 +28,7 @@ bool is_error(const std::string& reply, const std::string& code) {
 bool is_ok(const std::string& reply) { return reply.rfind("{\"ok\":true", 0) == 0; }
 
 struct ControlRig {
-  ControlRig() : clock(0), hand(clock, 120), array(clock) {
+  ControlRig() : clock(0), hand(clock, 120), renderer(config), array(clock) {
     config.control.socket = ::testing::TempDir() + "ctl" + std::to_string(getpid()) + ".sock";
     config.control.group = "";
     config.control.admin_group = "";
@@ -53,7 +53,7 @@ struct ControlRig {
   rt::VirtualClock clock;
   ScriptedHand hand;
   PalmDragField fluid;
-  CentroidRenderer renderer;
+  KernelRenderer renderer;
   EmulatedArray array;
   status::StatusRegion region;
   SignalInbox signals;

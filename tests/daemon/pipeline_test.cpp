@@ -6,7 +6,7 @@
 
 #include "daemon/config/config.hpp"
 #include "daemon/pipeline/pipeline.hpp"
-#include "daemon/standins/centroid_renderer.hpp"
+#include "daemon/pipeline/kernel_renderer.hpp"
 #include "daemon/standins/emulated_array.hpp"
 #include "daemon/standins/palm_drag_field.hpp"
 #include "daemon/standins/scripted_hand.hpp"
@@ -24,6 +24,7 @@ struct Rig {
       : config(c),
         clock(kSec),
         hand(clock, config.tracker.rate_hz),
+        renderer(config),
         array(clock),
         status(std::make_unique<status::StatusRegion>()) {
     pipeline = std::make_unique<Pipeline>(config, clock, PipelineParts{hand, fluid, renderer, array},
@@ -36,7 +37,7 @@ struct Rig {
   rt::VirtualClock clock;
   ScriptedHand hand;
   PalmDragField fluid;
-  CentroidRenderer renderer;
+  KernelRenderer renderer;
   EmulatedArray array;
   std::unique_ptr<status::StatusRegion> status;
   std::unique_ptr<Pipeline> pipeline;

@@ -16,7 +16,7 @@
 #include "daemon/recorder/replay.hpp"
 #include "daemon/recorder/trace_reader.hpp"
 #include "daemon/recorder/trace_writer.hpp"
-#include "daemon/standins/centroid_renderer.hpp"
+#include "daemon/pipeline/kernel_renderer.hpp"
 #include "daemon/standins/emulated_array.hpp"
 #include "daemon/standins/palm_drag_field.hpp"
 #include "daemon/standins/scripted_hand.hpp"
@@ -130,7 +130,7 @@ std::string record_session(const std::string& dir, double seconds, std::uint64_t
   rt::VirtualClock clock(5'000'000'000);
   ScriptedHand hand(clock, 120);
   PalmDragField fluid;
-  CentroidRenderer renderer;
+  KernelRenderer renderer(config);
   EmulatedArray array(clock);
   status::StatusRegion region;
   Pipeline pipeline(config, clock, PipelineParts{hand, fluid, renderer, array}, &region);

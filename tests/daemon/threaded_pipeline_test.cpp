@@ -13,7 +13,7 @@
 
 #include "daemon/pipeline/pipeline.hpp"
 #include "daemon/recorder/recorder.hpp"
-#include "daemon/standins/centroid_renderer.hpp"
+#include "daemon/pipeline/kernel_renderer.hpp"
 #include "daemon/standins/emulated_array.hpp"
 #include "daemon/standins/palm_drag_field.hpp"
 #include "daemon/standins/scripted_hand.hpp"
@@ -35,7 +35,7 @@ TEST(ThreadedPipeline, RunsWithMonitorSupervisorAndRecorderThenStopsSilent) {
   rt::MonotonicClock clock;
   ScriptedHand hand(clock, 120);
   PalmDragField fluid;
-  CentroidRenderer renderer;
+  KernelRenderer renderer(config);
   EmulatedArray array(clock);
   auto region = std::make_unique<status::StatusRegion>();
   Pipeline pipeline(config, clock, PipelineParts{hand, fluid, renderer, array}, region.get());
