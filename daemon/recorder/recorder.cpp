@@ -6,6 +6,8 @@
 #include <ctime>
 
 #include "daemon/config/config_loader.hpp"
+#include "daemon/status/status_file.hpp"
+#include "daemon/status/status_format.hpp"
 #include "daemon/supervisor/log.hpp"
 #include "rt/rt_thread.hpp"
 
@@ -112,6 +114,12 @@ void Recorder::drain_once() {
   while (links_.trace_blocks.ring.try_pop(b))
     writer_->append(trace::RecordType::Block, b.block.start_time_ns, &b, sizeof b);
   gaps_ = total_drops(links_) - drops_at_start_;
+  const std::int64_t now = clock_.now_ns();
+  if (status_ != nullptr && now >= next_status_record_ns_) {
+    next_status_record_ns_ = now + 1'000'000'000;
+    const std::string json = status::to_json(status::take_snapshot(*status_), now);
+    writer_->append(trace::RecordType::Status, now, json.data(), static_cast<std::uint32_t>(json.size()));
+  }
   publish_status();
 }
 

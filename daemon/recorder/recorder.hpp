@@ -1,6 +1,7 @@
 #pragma once
 // The recorder: a non-real-time thread that drains the telemetry rings (hand frames, contact
-// fields, emitted blocks) into a trace file while a recording runs. The stages push to those
+// fields, emitted blocks) into a trace file while a recording runs, with a status snapshot
+// (JSON) once a second. The stages push to those
 // rings only while Links::recording is set, and a full ring is a counted gap, never a wait.
 // start()/stop() come from the supervisor (control socket, record_at_start).
 #include <atomic>
@@ -48,6 +49,7 @@ class Recorder {
   std::string path_;
   std::uint64_t session_ = 0;
   std::int64_t origin_ns_ = 0;
+  std::int64_t next_status_record_ns_ = 0;
   std::uint64_t gaps_ = 0;
   std::uint64_t drops_at_start_ = 0;
   status::RecorderIo last_io_ = status::RecorderIo::None;

@@ -39,6 +39,7 @@ enum class RecordType : std::uint32_t {
   HandFrame = 2,     // a HandFrame as the tracker stage received it
   ContactField = 3,  // ContactField header (32 bytes) + `count` ContactSamples
   Block = 4,         // EmittedBlock: device start tick + the FocalBlock sent to the array
+  Status = 5,        // the status export as JSON (schema sonoflow.status), once a second
 };
 
 struct RecordHeader {

@@ -184,6 +184,20 @@ TEST(Pipeline, StagesPublishAdvancingStatus) {
   EXPECT_EQ(rings.rings[1].capacity, 64u);
 }
 
+// The supervisor feeds the systemd watchdog only while housekeeping() says every stage ticked
+// recently: a pipeline whose stages stop running must withhold it.
+TEST(Pipeline, HeartbeatGoesStaleWhenStagesStopTicking) {
+  Rig rig;
+  rig.run_for(1 * kSec);
+  EXPECT_TRUE(rig.pipeline->housekeeping(rig.now()));
+  rig.clock.advance(150 * kMs);  // time passes, no stage runs
+  EXPECT_TRUE(rig.pipeline->housekeeping(rig.now()));  // within max(5 periods, 200 ms)
+  rig.clock.advance(100 * kMs);
+  EXPECT_FALSE(rig.pipeline->housekeeping(rig.now()));
+  rig.run_for(10 * kMs);  // they tick again
+  EXPECT_TRUE(rig.pipeline->housekeeping(rig.now()));
+}
+
 TEST(Pipeline, SteadyStateTicksNeverAllocate) {
   Rig rig;
   rig.run_for(1 * kSec);  // warm-up: first publications, first fields

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <vector>
 
@@ -155,6 +156,20 @@ TEST(Replay, VirtualClockSessionReplaysToIdenticalOutput) {
   std::uint64_t gaps = 1;
   const std::string path = record_session(temp_dir("replay_same"), 3.0, &gaps);
   EXPECT_EQ(gaps, 0u);
+  {  // Every kind of record is in the trace, status snapshots once a second.
+    std::string error;
+    auto reader = trace::TraceReader::open(path, error);
+    ASSERT_TRUE(reader) << error;
+    std::map<trace::RecordType, int> kinds;
+    trace::Record r;
+    while (reader->next(r)) ++kinds[r.header.type];
+    EXPECT_FALSE(reader->damaged());
+    EXPECT_EQ(kinds[trace::RecordType::Config], 1);
+    EXPECT_GE(kinds[trace::RecordType::HandFrame], 359);
+    EXPECT_GE(kinds[trace::RecordType::ContactField], 260);
+    EXPECT_GE(kinds[trace::RecordType::Block], 2990);
+    EXPECT_GE(kinds[trace::RecordType::Status], 3);
+  }
   const ReplayResult r = replay_trace(path, 0);
   ASSERT_TRUE(r.error.empty()) << r.error;
   EXPECT_GE(r.recorded_blocks, 2990u);
