@@ -4,8 +4,8 @@
 // the PRO-STM planner lands on main.
 //
 // The AM renderer fixes its modulation frequency and focus count at construction (it
-// preallocates for them), so haptic.am_frequency_hz and haptic.max_foci take effect on restart
-// with it; mode switches are live. Real-time safe: select() and render() do not allocate.
+// preallocates for them), so haptic.am_frequency_hz and haptic.max_foci are restart keys;
+// mode switches are live. Real-time safe: select() and render() do not allocate.
 #include "daemon/config/config.hpp"
 #include "daemon/pipeline/interfaces.hpp"
 #include "daemon/standins/centroid_renderer.hpp"
