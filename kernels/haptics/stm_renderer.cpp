@@ -47,7 +47,8 @@ void StmRenderer::render(const TargetSamples* new_samples, const HandFrame& fram
     ++plans_completed_;
   }
   if (have_active_ && hand && !refined) {
-    const RigidMotion motion = active_->refine_incremental(frame, config_.incremental_iterations);
+    const RigidMotion motion = active_->refine_incremental(frame, config_.incremental_iterations,
+                                                           config_.incremental_max_move_m);
     player_.update_current(active_->result(), motion);
   }
   player_.play(hand && !stale, config_.player, out);

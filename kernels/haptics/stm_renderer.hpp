@@ -34,6 +34,7 @@ struct StmConfig {
   stm::PlayerConfig player;
   long replan_work_per_tick = 200'000;  // ~0.1-0.2 ms of planning per tick (bench/RESULTS.md)
   int incremental_iterations = 2;       // refinement steps per tick on the playing plan
+  float incremental_max_move_m = 0.05e-3f;  // per step: at most 0.1 m/s of extra focus speed
   std::int64_t max_field_age_ns = 250'000'000;  // older: fade to silence; <= 0 disables
 };
 

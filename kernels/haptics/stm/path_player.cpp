@@ -23,10 +23,30 @@ void PathPlayer::stop() {
 }
 
 void PathPlayer::update_current(const StmPlan& plan, const RigidMotion& motion) {
-  const int keep = current_.path_count;
+  // Each focus keeps its place within its segment (segment index and fraction), so it moves
+  // only as far as that segment's vertices; keeping the arc length instead would slide it by
+  // every length change upstream on the loop.
+  const int keep = std::min(plan.path_count, current_.path_count);
+  std::array<float, kMaxRefinedPaths> fraction{};
+  for (int k = 0; k < keep; ++k) {
+    Voice& v = voice_[std::size_t(k)];
+    const StmPath& old = current_.paths[std::size_t(k)];
+    old.point_at(v.s, v.segment);
+    float s_in = std::fmod(v.s, old.length > 0 ? old.length : 1.0f);
+    if (s_in < 0) s_in += old.length;
+    const float span = old.arc[std::size_t(v.segment + 1)] - old.arc[std::size_t(v.segment)];
+    fraction[std::size_t(k)] = span > 0 ? std::clamp((s_in - old.arc[std::size_t(v.segment)]) / span, 0.0f, 1.0f) : 0.0f;
+  }
   current_ = plan;
-  current_.path_count = std::min(plan.path_count, keep);
-  for (int k = 0; k < current_.path_count; ++k) current_.paths[std::size_t(k)].update_arc();
+  current_.path_count = keep;
+  for (int k = 0; k < keep; ++k) {
+    StmPath& path = current_.paths[std::size_t(k)];
+    path.update_arc();
+    Voice& v = voice_[std::size_t(k)];
+    v.segment = std::min(v.segment, std::max(path.count - 1, 0));
+    v.s = path.arc[std::size_t(v.segment)] +
+          fraction[std::size_t(k)] * (path.arc[std::size_t(v.segment + 1)] - path.arc[std::size_t(v.segment)]);
+  }
   motion_ = motion;
 }
 
@@ -36,6 +56,7 @@ void PathPlayer::hand_over(const StmPlan& plan, const RigidMotion& motion,
   const bool had_plan = current_.path_count > 0;
   previous_ = current_;
   previous_voice_ = voice_;
+  previous_slot_ = slot_;
   const RigidMotion to_new = motion.inverse() * motion_;
   for (int j = 0; j < previous_.path_count; ++j) {
     StmPath& p = previous_.paths[std::size_t(j)];
@@ -89,6 +110,21 @@ void PathPlayer::hand_over(const StmPlan& plan, const RigidMotion& motion,
       for (int b = 0; b < path.count; ++b)
         widest = std::max(widest, (old.vertex[std::size_t(a)] - path.vertex[std::size_t(b)]).norm());
   }
+  // Slots: a matched path inherits its partner's, old paths fading out keep theirs, new ones
+  // take the lowest free slots.
+  std::array<bool, kMaxFoci> taken{};
+  for (int j = 0; j < np; ++j) taken[std::size_t(previous_slot_[std::size_t(j)])] = true;
+  for (int k = 0; k < nc; ++k) {
+    const int j = partner_[std::size_t(k)];
+    if (j >= 0) {
+      slot_[std::size_t(k)] = previous_slot_[std::size_t(j)];
+      continue;
+    }
+    int free = 0;
+    while (free < kMaxFoci - 1 && taken[std::size_t(free)]) ++free;
+    taken[std::size_t(free)] = true;
+    slot_[std::size_t(k)] = free;
+  }
   const float extra = std::max(config.handover_extra_speed_m_s, 1e-3f);
   blend_duration_s_ = std::clamp(1.5f * widest / extra, std::max(config.handover_min_s, 1e-4f),
                                  std::max(config.handover_max_s, config.handover_min_s));
@@ -108,9 +144,15 @@ void PathPlayer::play(bool audible, const PlayerConfig& config, FocalBlock& out)
     FocalSample& sample = out.samples[std::size_t(i)];
     const float beta = blend ? smoothstep(blend_elapsed_s_ / blend_duration_s_) : 1.0f;
     gain_ = audible ? std::min(1.0f, gain_ + fade_step) : std::max(0.0f, gain_ - fade_step);
-    std::array<Eigen::Vector3f, kMaxFoci> position;
-    std::array<float, kMaxFoci> intensity;
+    std::array<float, kMaxFoci> intensity{};
+    std::array<bool, kMaxFoci> used{};
     int count = 0;
+    auto emit = [&](int slot, const Eigen::Vector3f& x, float level) {
+      slot_position_[std::size_t(slot)] = motion_.apply(x);
+      intensity[std::size_t(slot)] = level;
+      used[std::size_t(slot)] = true;
+      count = std::max(count, slot + 1);
+    };
     std::array<Eigen::Vector3f, kMaxRefinedPaths> old_position;
     std::array<float, kMaxRefinedPaths> old_intensity{};
     for (int j = 0; j < np; ++j) {
@@ -120,7 +162,7 @@ void PathPlayer::play(bool audible, const PlayerConfig& config, FocalBlock& out)
       old_intensity[std::size_t(j)] = rendered(p);
       v.s += v.dir * speed * kDt;
     }
-    for (int k = 0; k < nc && count < kMaxFoci; ++k) {
+    for (int k = 0; k < nc; ++k) {
       Voice& v = voice_[std::size_t(k)];
       float p = 0;
       Eigen::Vector3f x = current_.paths[std::size_t(k)].point_at(v.s, v.segment, &p);
@@ -132,23 +174,21 @@ void PathPlayer::play(bool audible, const PlayerConfig& config, FocalBlock& out)
       } else if (blend) {
         level *= beta;  // a new path fades in
       }
-      position[std::size_t(count)] = motion_.apply(x);
-      intensity[std::size_t(count++)] = level;
+      emit(slot_[std::size_t(k)], x, level);
       v.s += v.dir * speed * kDt;
     }
-    for (int j = 0; j < np && count < kMaxFoci; ++j) {
+    for (int j = 0; j < np; ++j) {
       if (previous_matched_[std::size_t(j)]) continue;  // an old path with no partner fades out
-      position[std::size_t(count)] = motion_.apply(old_position[std::size_t(j)]);
-      intensity[std::size_t(count++)] = (1 - beta) * old_intensity[std::size_t(j)];
+      emit(previous_slot_[std::size_t(j)], old_position[std::size_t(j)], (1 - beta) * old_intensity[std::size_t(j)]);
     }
     apply_power_cap(std::span<float>(intensity.data(), std::size_t(count)), config.intensity);
     sample.count = static_cast<std::uint8_t>(count);
     for (int k = 0; k < kMaxFoci; ++k) {
       Focus& f = sample.foci[std::size_t(k)];
       if (k < count) {
-        f.position = {position[std::size_t(k)].x(), position[std::size_t(k)].y(),
-                      position[std::size_t(k)].z()};
-        f.intensity = gain_ * intensity[std::size_t(k)];
+        const Eigen::Vector3f& x = slot_position_[std::size_t(k)];
+        f.position = {x.x(), x.y(), x.z()};
+        f.intensity = used[std::size_t(k)] ? gain_ * intensity[std::size_t(k)] : 0.0f;
       } else {
         f = Focus{};
       }

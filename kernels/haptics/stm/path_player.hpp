@@ -11,6 +11,9 @@
 // between the two loops. With a smoothstep blend the focus then never moves faster than
 // v + v_extra and never jumps. Paths without a partner fade in or out over the same T.
 //
+// Each focus keeps its slot (index in FocalSample::foci) across hand-overs; a slot left silent
+// below the highest one in use is sent with intensity 0 at its last position.
+//
 // Fixed storage; play() and hand_over() do not allocate.
 #include <array>
 #include <cstdint>
@@ -60,6 +63,10 @@ class PathPlayer {
   std::array<Voice, kMaxRefinedPaths> voice_{}, previous_voice_{};
   std::array<int, kMaxRefinedPaths> partner_{};         // current path -> previous path or -1
   std::array<bool, kMaxRefinedPaths> previous_matched_{};
+  // Output slot of every voice: a focus keeps its index in FocalSample::foci across hand-overs,
+  // so whoever follows foci by index sees them move, never swap.
+  std::array<int, kMaxRefinedPaths> slot_{}, previous_slot_{};
+  std::array<Eigen::Vector3f, kMaxFoci> slot_position_{};  // where each slot was last rendered
   float blend_elapsed_s_ = 0, blend_duration_s_ = 0;
   float gain_ = 0;  // fade in/out of everything
 };

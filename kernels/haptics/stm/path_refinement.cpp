@@ -164,9 +164,9 @@ bool PathRefiner::step(const PressureGrid& grid, const RefinementParams& params)
     const double yy = y_[std::size_t(k)].head(n_).squaredNorm();
     d *= yy > 0 ? 1.0 / (rho_[std::size_t(k)] * yy) : 1.0;
   } else {
-    // First step: move the most-pushed sample by a tenth of a segment.
+    // First step: move the most-pushed sample by a fiftieth of a segment (0.14 mm).
     const double gmax = g.cwiseAbs().maxCoeff();
-    d *= 0.1 * params_.segment_m / gmax;
+    d *= 0.02 * params_.segment_m / gmax;
   }
   for (int h = history_ - 1; h >= 0; --h) {
     const int k = (next_ - 1 - h + kMemory) % kMemory;
@@ -177,13 +177,14 @@ bool PathRefiner::step(const PressureGrid& grid, const RefinementParams& params)
   if (!(slope < 0)) {  // not a descent direction: fall back to the gradient
     forget_history();
     const double gmax = g.cwiseAbs().maxCoeff();
-    d = -g * (0.1 * params_.segment_m / gmax);
+    d = -g * (0.02 * params_.segment_m / gmax);
     slope = g.dot(d);
   }
-  // No sample moves more than one segment per step.
+  // No sample moves more than max_move per step.
   const double dmax = d.cwiseAbs().maxCoeff();
-  if (dmax > params_.segment_m) {
-    d *= params_.segment_m / dmax;
+  const double move = std::max(double(params_.max_move_m), 1e-9);
+  if (dmax > move) {
+    d *= move / dmax;
     slope = g.dot(d);
   }
   // Backtracking line search with the Armijo condition.

@@ -37,6 +37,7 @@ struct RefinementParams {
   float segment_m = 7e-3f;  // L / N
   float sigma_m = 8.6e-3f;  // minimum distance of non-consecutive samples (5.4)
   RefinementWeights weights;
+  float max_move_m = 7e-3f;  // no sample moves further than this in one step (trust region)
 };
 
 struct CostTerms {

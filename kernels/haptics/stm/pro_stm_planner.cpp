@@ -53,6 +53,7 @@ RefinementParams ProStmPlanner::refinement_params() const {
   params.segment_m = std::max(config_.path_length_m, 1e-3f) / float(n);
   params.sigma_m = config_.sigma_m;
   params.weights = config_.weights;
+  params.max_move_m = params.segment_m;
   return params;
 }
 
@@ -151,20 +152,23 @@ long ProStmPlanner::make_tours() {
       for (int i = 0; i < seg.count; ++i) {
         half = std::max(half, std::abs((centroids_[std::size_t(idx[i])] - centre).dot(axis)));
       }
-      float a = std::min(half, 0.249f * length), b = a;
-      if (a <= length / kTwoPi) {
-        a = b = length / kTwoPi;  // small: a circle of circumference L
+      // Perimeter: the tour's, but at least a circle of radius sigma; the length term grows
+      // it towards L during refinement without pushing into neighbouring paths at the start.
+      const float perimeter = std::clamp(seg.length, kTwoPi * config_.sigma_m, length);
+      float a = std::min(half, 0.249f * perimeter), b = a;
+      if (a <= perimeter / kTwoPi) {
+        a = b = perimeter / kTwoPi;  // small: a circle
       } else {
-        float lo = 0, hi = a;     // find b with perimeter(a, b) = L
+        float lo = 0, hi = a;        // find b with perimeter(a, b) = perimeter
         for (int it = 0; it < 40; ++it) {
           b = 0.5f * (lo + hi);
-          (ellipse_perimeter(a, b) < length ? lo : hi) = b;
+          (ellipse_perimeter(a, b) < perimeter ? lo : hi) = b;
         }
       }
       sample_ellipse(centre, axis, a, b, n, [&](int k, const Eigen::Vector2f& x) { refiner.set_sample(p, k, x); });
     } else {
-      // Equal arc steps along the tour polygon, scaled about its centre up to L if shorter.
-      const float scale = seg.length < length ? length / seg.length : 1.0f;
+      // Equal arc steps along the tour polygon (refinement stretches it towards L).
+      const float scale = 1.0f;
       int edge = 0;
       float edge_start = 0;
       for (int k = 0; k < n; ++k) {
@@ -265,13 +269,16 @@ RigidMotion ProStmPlanner::motion(const HandFrame& frame) {
   return fit_rigid_motion(samples_.field_positions(), samples_.positions(), samples_.pressure());
 }
 
-RigidMotion ProStmPlanner::refine_incremental(const HandFrame& frame, int iterations) {
+RigidMotion ProStmPlanner::refine_incremental(const HandFrame& frame, int iterations,
+                                              float max_move_m) {
   if (!done()) return {};
   const RigidMotion m = motion(frame);
   if (iterations <= 0 || plan_.path_count == 0) return m;
+  // The grid moves a little under the paths from tick to tick; the curvature pairs of the last
+  // steps stay good enough (a bad direction falls back to the gradient inside step()).
   project_into_plan_frame(m.inverse());
-  refiner_->forget_history();
-  const RefinementParams params = refinement_params();
+  RefinementParams params = refinement_params();
+  params.max_move_m = std::max(max_move_m, 0.0f);
   for (int it = 0; it < iterations; ++it) {
     if (!refiner_->step(grid_, params)) break;
   }

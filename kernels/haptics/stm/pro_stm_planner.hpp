@@ -7,8 +7,10 @@
 //   tour      closed 2-opt tour; while a tour is longer than L, split its set at the midpoint of
 //             its principal extent and re-tour both halves; keep the best max_paths by
 //             integrated pressure                                            (tour)
-//   resample  N samples per path (a loop too thin to resample becomes an ellipse of
-//             perimeter L around its clusters; a short one is scaled up to L)
+//   resample  N samples per path along its tour (a tour too thin to resample, e.g. through
+//             one or two clusters, becomes an ellipse around them); paths start at their tour
+//             length and the length term grows them to L, so they do not start out overlapping
+//             their neighbours (crossed loops cannot be untangled by local steps)
 //   refine    line-searched gradient steps on c_p + c_l + c_i + c_b          (path_refinement)
 //   lift      back to 3-D onto the hand surface (plane + rasterised height), p* per vertex
 //
@@ -86,9 +88,10 @@ class ProStmPlanner {
   bool done() const { return stage_ == PlanStage::Done; }
   PlanStage stage() const { return stage_; }
 
-  // Requires done(): follows the hand onto `frame` and refines `iterations` steps. Returns the
+  // Requires done(): follows the hand onto `frame` and refines `iterations` steps, none moving a
+  // sample further than max_move_m (so the loop being played changes smoothly). Returns the
   // motion that maps the plan's frame to the array frame now.
-  RigidMotion refine_incremental(const HandFrame& frame, int iterations);
+  RigidMotion refine_incremental(const HandFrame& frame, int iterations, float max_move_m);
   // The motion alone (re-pose + Kabsch), without refining.
   RigidMotion motion(const HandFrame& frame);
 
