@@ -7,32 +7,29 @@
 namespace sonoflow::haptics {
 
 RigidMotion fit_rigid_motion(const Eigen::Ref<const Eigen::Matrix3Xf>& from,
-                             const Eigen::Ref<const Eigen::Matrix3Xf>& to,
-                             const Eigen::Ref<const Eigen::ArrayXf>& weight) {
+                             const Eigen::Ref<const Eigen::Matrix3Xf>& to, const WeightView& weight) {
   const Eigen::Index n = std::min(from.cols(), to.cols());
   RigidMotion motion;
   if (n == 0) return motion;
-  double total = 0;
+  bool any = false;
+  for (Eigen::Index i = 0; i < n && !any; ++i) any = std::isfinite(weight[i]) && weight[i] > 0;
+  // One pass of sums relative to the first points (keeps the float sums well conditioned):
+  // H = sum w a b^T - (sum w a)(sum w b)^T / W with a, b the offsets from from_0, to_0.
+  const Eigen::Vector3f a0 = from.col(0), b0 = to.col(0);
+  float total = 0;
+  Eigen::Vector3f sa = Eigen::Vector3f::Zero(), sb = Eigen::Vector3f::Zero();
+  Eigen::Matrix3f sab = Eigen::Matrix3f::Zero();
   for (Eigen::Index i = 0; i < n; ++i) {
-    if (std::isfinite(weight[i]) && weight[i] > 0) total += weight[i];
+    const float w = any ? (std::isfinite(weight[i]) && weight[i] > 0 ? weight[i] : 0.0f) : 1.0f;
+    const Eigen::Vector3f a = from.col(i) - a0, b = to.col(i) - b0;
+    total += w;
+    sa += w * a;
+    sb += w * b;
+    sab.noalias() += (w * a) * b.transpose();
   }
-  const bool uniform = !(total > 0);
-  auto w = [&](Eigen::Index i) {
-    if (uniform) return 1.0;
-    return std::isfinite(weight[i]) && weight[i] > 0 ? double(weight[i]) : 0.0;
-  };
-  if (uniform) total = double(n);
-  Eigen::Vector3d a = Eigen::Vector3d::Zero(), b = Eigen::Vector3d::Zero();
-  for (Eigen::Index i = 0; i < n; ++i) {
-    a += w(i) * from.col(i).cast<double>();
-    b += w(i) * to.col(i).cast<double>();
-  }
-  a /= total;
-  b /= total;
-  Eigen::Matrix3d h = Eigen::Matrix3d::Zero();
-  for (Eigen::Index i = 0; i < n; ++i) {
-    h += w(i) * (from.col(i).cast<double>() - a) * (to.col(i).cast<double>() - b).transpose();
-  }
+  const Eigen::Vector3d ma = (sa / total).cast<double>(), mb = (sb / total).cast<double>();
+  const Eigen::Vector3d a = a0.cast<double>() + ma, b = b0.cast<double>() + mb;
+  const Eigen::Matrix3d h = sab.cast<double>() - double(total) * ma * mb.transpose();
   const Eigen::JacobiSVD<Eigen::Matrix3d> svd(h, Eigen::ComputeFullU | Eigen::ComputeFullV);
   Eigen::Matrix3d d = Eigen::Matrix3d::Identity();
   d(2, 2) = (svd.matrixV() * svd.matrixU().transpose()).determinant() < 0 ? -1.0 : 1.0;

@@ -21,8 +21,9 @@ struct RigidMotion {
 // argmin over rotations R and translations t of sum_i w_i |R from_i + t - to_i|^2. Weights <= 0
 // or non-finite count as zero; with no positive weight every point counts equally. Fewer than
 // three non-collinear points leave the rotation at what the SVD gives (still a rotation).
+// The arguments may be strided views (every k-th sample).
+using WeightView = Eigen::Ref<const Eigen::ArrayXf, 0, Eigen::InnerStride<>>;
 RigidMotion fit_rigid_motion(const Eigen::Ref<const Eigen::Matrix3Xf>& from,
-                             const Eigen::Ref<const Eigen::Matrix3Xf>& to,
-                             const Eigen::Ref<const Eigen::ArrayXf>& weight);
+                             const Eigen::Ref<const Eigen::Matrix3Xf>& to, const WeightView& weight);
 
 }  // namespace sonoflow::haptics

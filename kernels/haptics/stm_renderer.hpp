@@ -3,7 +3,7 @@
 //
 //   new field?   keep its samples as the pending field
 //   no replan running and a field pending?  start one (stm/pro_stm_planner.hpp)
-//   replan running?  advance it by replan_work_per_tick units (a time slice of ~0.1-0.2 ms);
+//   replan running?  advance it by replan_work_per_tick units (a time slice of ~0.2 ms);
 //                    when it completes and no hand-over blend is under way, hand over to it
 //                    (stm/path_player.hpp: continuous position, bounded speed)
 //   every tick:  re-pose the playing plan onto the newest hand pose and refine it a few steps
@@ -32,7 +32,7 @@ namespace sonoflow::haptics {
 struct StmConfig {
   stm::ProStmConfig planner;
   stm::PlayerConfig player;
-  long replan_work_per_tick = 200'000;  // ~0.1-0.2 ms of planning per tick (bench/RESULTS.md)
+  long replan_work_per_tick = 400'000;  // ~0.2 ms of planning per tick (~0.5 ns a unit here)
   int incremental_iterations = 2;       // refinement steps per tick on the playing plan
   float incremental_max_move_m = 0.05e-3f;  // per step: at most 0.1 m/s of extra focus speed
   std::int64_t max_field_age_ns = 250'000'000;  // older: fade to silence; <= 0 disables

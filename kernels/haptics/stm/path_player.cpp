@@ -95,7 +95,6 @@ void PathPlayer::hand_over(const StmPlan& plan, const RigidMotion& motion,
   }
   std::array<int, kMaxAssignment> pick{};
   min_cost_assignment(cost, rows, cols, pick);
-  float widest = 0;
   for (int r = 0; r < rows; ++r) {
     const int j = old_rows ? r : pick[std::size_t(r)], k = old_rows ? pick[std::size_t(r)] : r;
     partner_[std::size_t(k)] = j;
@@ -104,11 +103,6 @@ void PathPlayer::hand_over(const StmPlan& plan, const RigidMotion& motion,
     Voice& v = voice_[std::size_t(k)];
     v.s = path.nearest_arc(old_position[std::size_t(j)]);
     v.dir = path.tangent_at(v.s).dot(old_heading[std::size_t(j)]) >= 0 ? 1.0f : -1.0f;
-    // Largest distance between the two loops bounds the gap during the blend.
-    const StmPath& old = previous_.paths[std::size_t(j)];
-    for (int a = 0; a < old.count; ++a)
-      for (int b = 0; b < path.count; ++b)
-        widest = std::max(widest, (old.vertex[std::size_t(a)] - path.vertex[std::size_t(b)]).norm());
   }
   // Slots: a matched path inherits its partner's, old paths fading out keep theirs, new ones
   // take the lowest free slots.
@@ -125,9 +119,33 @@ void PathPlayer::hand_over(const StmPlan& plan, const RigidMotion& motion,
     taken[std::size_t(free)] = true;
     slot_[std::size_t(k)] = free;
   }
+  // Blend time: the rendered point moves at v + beta' * gap at most, and a smoothstep's slope
+  // peaks at 1.5 / T, so T must be at least 1.5 * (largest gap during the blend) / v_extra. The
+  // gap is found by running each matched pair of foci forward over the candidate T (every
+  // 0.5 ms); T grows until it covers its own gap, or reaches handover_max_s.
   const float extra = std::max(config.handover_extra_speed_m_s, 1e-3f);
-  blend_duration_s_ = std::clamp(1.5f * widest / extra, std::max(config.handover_min_s, 1e-4f),
-                                 std::max(config.handover_max_s, config.handover_min_s));
+  const float t_min = std::max(config.handover_min_s, 1e-4f);
+  const float t_max = std::max(config.handover_max_s, t_min);
+  const float speed = std::isfinite(config.speed_m_s) ? std::max(config.speed_m_s, 0.0f) : 0.0f;
+  float duration = t_min;
+  for (int round = 0; round < 6; ++round) {
+    float gap = 0;
+    for (int k = 0; k < nc; ++k) {
+      const int j = partner_[std::size_t(k)];
+      if (j < 0) continue;
+      Voice a = previous_voice_[std::size_t(j)], b = voice_[std::size_t(k)];
+      for (float t = 0; t <= duration + 1e-6f; t += 0.5e-3f) {
+        const Eigen::Vector3f pa = previous_.paths[std::size_t(j)].point_at(a.s + a.dir * speed * t, a.segment);
+        const Eigen::Vector3f pb = current_.paths[std::size_t(k)].point_at(b.s + b.dir * speed * t, b.segment);
+        gap = std::max(gap, (pa - pb).norm());
+      }
+    }
+    const float needed = 1.5f * gap / extra;
+    if (needed <= duration) break;
+    duration = std::min(needed * 1.05f, t_max);
+    if (duration >= t_max) break;
+  }
+  blend_duration_s_ = duration;
   blend_elapsed_s_ = 0;
 }
 

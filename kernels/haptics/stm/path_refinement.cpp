@@ -90,38 +90,46 @@ double PathRefiner::evaluate(const Vector& x, Vector* g, CostTerms* terms) const
       }
     }
   }
-  // (5.4) non-consecutive pairs closer than sigma, within and across paths.
+  // (5.4) non-consecutive pairs closer than sigma, within and across paths. Pairs are walked
+  // path pair by path pair so the inner loop has no adjacency test.
   if (w.intersection != 0) {
     const double sigma2 = sigma * sigma;
-    for (int u = 0; u < total; ++u) {
-      const int pu = u / m, iu = u % m;
-      const double ux = x[2 * u], uy = x[2 * u + 1];
-      for (int v = u + 1; v < total; ++v) {
-        const int pv = v / m, iv = v % m;
-        if (pu == pv) {
-          const int gap = iv - iu;  // iv > iu within one path
-          if (gap == 1 || gap == m - 1) continue;
-        }
-        const double dx = x[2 * v] - ux, dy = x[2 * v + 1] - uy;
-        const double r2 = dx * dx + dy * dy;
-        if (r2 >= sigma2) continue;
-        const double r = std::sqrt(r2);
-        const double h = (sigma - r) / sigma;
-        c.intersection += w.intersection * h * h;
-        if (g) {
-          // d/dx_v of h^2 = -2 h / sigma * (x_v - x_u) / r
-          Eigen::Vector2d dir = r > 1e-12 ? Eigen::Vector2d(dx / r, dy / r) : Eigen::Vector2d(1, 0);
-          const Eigen::Vector2d gv = (-2 * w.intersection * h / sigma) * dir;
-          (*g)[2 * v] += gv.x();
-          (*g)[2 * v + 1] += gv.y();
-          (*g)[2 * u] -= gv.x();
-          (*g)[2 * u + 1] -= gv.y();
+    const double* px = x.data();
+    long pairs = 0;
+    for (int pu = 0; pu < paths_; ++pu) {
+      for (int pv = pu; pv < paths_; ++pv) {
+        for (int iu = 0; iu < m; ++iu) {
+          const int u = pu * m + iu;
+          const double ux = px[2 * u], uy = px[2 * u + 1];
+          // Within a path: skip the neighbours iu +- 1 (cyclic), i.e. start at iu + 2 and stop
+          // before m - 1 when iu = 0.
+          const int first = pv == pu ? iu + 2 : 0;
+          const int last = (pv == pu && iu == 0) ? m - 1 : m;
+          for (int iv = first; iv < last; ++iv) {
+            const int v = pv * m + iv;
+            const double dx = px[2 * v] - ux, dy = px[2 * v + 1] - uy;
+            const double r2 = dx * dx + dy * dy;
+            if (r2 >= sigma2) continue;
+            const double r = std::sqrt(r2);
+            const double h = (sigma - r) / sigma;
+            c.intersection += w.intersection * h * h;
+            if (g) {
+              // d/dx_v of h^2 = -2 h / sigma * (x_v - x_u) / r
+              const double f = -2 * w.intersection * h / sigma;
+              const double gx = r > 1e-12 ? f * dx / r : f, gy = r > 1e-12 ? f * dy / r : 0.0;
+              (*g)[2 * v] += gx;
+              (*g)[2 * v + 1] += gy;
+              (*g)[2 * u] -= gx;
+              (*g)[2 * u + 1] -= gy;
+            }
+          }
+          pairs += std::max(last - first, 0);
         }
       }
     }
-    work_ += long(total) * (total - 1) / 2;
+    work_ += 3 * pairs;  // a pair test costs ~3 distance evaluations of the k-means
   }
-  work_ += 16L * total;
+  work_ += 100L * total;  // bicubic lookup, length and bending per sample
   if (terms) *terms = c;
   return c.total();
 }
@@ -193,7 +201,7 @@ bool PathRefiner::step(const PressureGrid& grid, const RefinementParams& params)
   auto trial = trial_.head(n_);
   bool accepted = false;
   double f1 = f0;
-  for (int halving = 0; halving < 30; ++halving, t *= 0.5) {
+  for (int halving = 0; halving < 12; ++halving, t *= 0.5) {
     trial = x + t * d;
     f1 = evaluate(trial_, &trial_g_, nullptr);
     if (std::isfinite(f1) && f1 <= f0 + kArmijo * t * slope) {

@@ -263,26 +263,59 @@ bool ProStmPlanner::advance(long work_budget) {
   return stage_ == PlanStage::Done;
 }
 
+int ProStmPlanner::motion_stride() const {
+  constexpr int kMotionSamples = 256;
+  return std::max(1, (samples_.size() + kMotionSamples - 1) / kMotionSamples);
+}
+
 RigidMotion ProStmPlanner::motion(const HandFrame& frame) {
-  samples_.repose(frame);
+  const int stride = motion_stride();
+  samples_.repose(frame, stride);
+  const int n = samples_.size();
+  const int m = (n + stride - 1) / stride;
+  if (m == 0) return {};
+  using Strided = Eigen::Map<const Eigen::Matrix3Xf, 0, Eigen::OuterStride<>>;
+  const Strided from(samples_.field_positions().data(), 3, m, Eigen::OuterStride<>(3 * stride));
+  const Strided to(samples_.positions().data(), 3, m, Eigen::OuterStride<>(3 * stride));
+  const Eigen::Map<const Eigen::ArrayXf, 0, Eigen::InnerStride<>> weight(
+      samples_.pressure().data(), m, Eigen::InnerStride<>(stride));
   // Pressure-weighted: the part of the hand that is being rendered decides the motion.
-  return fit_rigid_motion(samples_.field_positions(), samples_.positions(), samples_.pressure());
+  return fit_rigid_motion(from, to, weight);
 }
 
 RigidMotion ProStmPlanner::refine_incremental(const HandFrame& frame, int iterations,
                                               float max_move_m) {
   if (!done()) return {};
   const RigidMotion m = motion(frame);
-  if (iterations <= 0 || plan_.path_count == 0) return m;
-  // The grid moves a little under the paths from tick to tick; the curvature pairs of the last
-  // steps stay good enough (a bad direction falls back to the gradient inside step()).
-  project_into_plan_frame(m.inverse());
+  if (plan_.path_count == 0) return m;
+  // Has the hand deformed since the grid was built? Compare the re-posed subset, carried back
+  // into the plan's frame, with where the grid has it.
+  const RigidMotion back = m.inverse();
+  const int stride = motion_stride();
+  const auto now = samples_.positions();
+  const float limit2 = config_.rebuild_threshold_m * config_.rebuild_threshold_m;
+  bool deformed = false;
+  for (int i = 0; i < samples_.size() && !deformed; i += stride) {
+    const Eigen::Vector3f x = back.apply(now.col(i));
+    const float dh = plane_.height(x) - height_[i];
+    deformed = (plane_.project(x) - projected_.col(i)).squaredNorm() + dh * dh > limit2;
+  }
+  if (deformed) {
+    samples_.repose(frame);
+    project_into_plan_frame(back);
+    ++stats_.grid_rebuilds;
+  }
+  if (iterations <= 0) return m;
+  // The curvature pairs of the last steps stay good enough while the grid moves a little (a bad
+  // direction falls back to the gradient inside step()).
   RefinementParams params = refinement_params();
   params.max_move_m = std::max(max_move_m, 0.0f);
+  bool moved = false;
   for (int it = 0; it < iterations; ++it) {
     if (!refiner_->step(grid_, params)) break;
+    moved = true;
   }
-  lift();
+  if (moved || deformed) lift();
   return m;
 }
 

@@ -16,17 +16,19 @@
 //
 // Running it in the daemon. A full replan costs more than one 1 ms haptic tick can spare (see
 // bench/RESULTS.md), so the planner is a resumable job: begin() copies the field's samples and
-// each advance(work_budget) runs stages until about work_budget units are spent (a unit is one
-// point-distance or pair evaluation, ~1 ns; one stage step is never split, and the largest, a
-// k-means iteration, is S x clusters units). The 1 kHz thread calls advance() every tick with
+// each advance(work_budget) runs stages until about work_budget units are spent (a unit is about
+// one vectorised point-cluster distance of the k-means, ~0.5-1 ns here; the other stages are
+// scaled to it; one stage step is never split, and the largest, a k-means iteration, is
+// S x clusters units). The 1 kHz thread calls advance() every tick with
 // a fixed budget while the previous plan keeps playing, and hands over when it completes; a
 // field that arrives meanwhile waits for the next replan (stm_renderer.hpp does exactly this).
 // A daemon that prefers a helper thread can call plan() there instead and pass the result.
 //
-// Between replans, refine_incremental() follows the hand: it re-poses the plan's own samples,
-// finds the rigid motion since the field (weighted Kabsch), rebuilds the grid from the samples
-// carried back into the plan's frame (so non-rigid changes, e.g. a finger bending, show up) and
-// takes a few warm-started refinement steps.
+// Between replans, refine_incremental() follows the hand: it re-poses a subset of the plan's
+// own samples (<= 256) to find the rigid motion since the field (pressure-weighted Kabsch); if
+// the subset, carried back into the plan's frame, has drifted more than rebuild_threshold_m
+// from where the grid last put it (the hand deformed: a finger bent), it re-poses all samples
+// and rebuilds the grid; then it takes a few warm-started refinement steps.
 //
 // All memory is allocated at construction.
 #include <array>
@@ -57,15 +59,17 @@ struct ProStmConfig {
   int kmeans_iterations = 10;
   float kmeans_tolerance_m = 0.2e-3f;
   int two_opt_passes = 50;
-  int refinement_iterations = 120;   // cap for a full replan
+  int refinement_iterations = 120;  // cap for a full replan
   float min_relative_pressure = 0.05f;  // samples below this fraction of max p* get no path
   float grid_cell_m = 4e-3f;
+  float rebuild_threshold_m = 0.5e-3f;  // non-rigid drift that makes refine_incremental rebuild the grid
 };
 
 enum class PlanStage : unsigned char { Idle, Prepare, Seed, Cluster, Tour, Refine, Lift, Done };
 
 struct PlanStats {
   int samples = 0, clusters = 0, tours = 0, paths = 0;
+  int grid_rebuilds = 0;      // by refine_incremental
   int kmeans_iterations = 0, refinement_iterations = 0;
   long work = 0;              // units spent on this plan so far
   CostTerms initial, final;   // refinement cost before and after
@@ -110,6 +114,7 @@ class ProStmPlanner {
   long make_tours();  // returns its work
   void lift();
   void project_into_plan_frame(const RigidMotion& inverse_motion);
+  int motion_stride() const;
 
   ProStmConfig config_;
   PlanStage stage_ = PlanStage::Idle;
