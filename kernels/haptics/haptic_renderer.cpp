@@ -1,5 +1,7 @@
 #include "kernels/haptics/haptic_renderer.hpp"
 
+#include <algorithm>
+
 namespace sonoflow::haptics {
 
 HapticRenderer::HapticRenderer(const HapticConfig& config)
@@ -12,6 +14,15 @@ void HapticRenderer::set_mode(HapticMode mode) noexcept {
   if (mode == config_.mode) return;
   config_.mode = mode;
   mode_changed_ = true;
+}
+
+void HapticRenderer::set_mode(HapticMode mode, double am_frequency_hz, int max_foci,
+                              double stm_speed_m_s) noexcept {
+  am_->set_modulation_hz(static_cast<float>(am_frequency_hz));
+  am_->set_max_foci(max_foci);
+  stm_->set_max_paths(std::min(max_foci, config_.stm.planner.max_paths));
+  stm_->set_speed(static_cast<float>(stm_speed_m_s));
+  set_mode(mode);
 }
 
 void HapticRenderer::render(const ContactField* newest_field, const HandFrame& newest_pose,

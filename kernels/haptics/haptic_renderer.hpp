@@ -39,6 +39,10 @@ class HapticRenderer {
   void render(const ContactField* newest_field, const HandFrame& newest_pose,
               std::int64_t block_time_ns, FocalBlock& out) noexcept;
   void set_mode(HapticMode mode) noexcept;
+  // The daemon's live controls in one call (daemon/pipeline/interfaces.hpp): mode, AM modulation
+  // frequency, the most simultaneous foci (AM focal points, STM paths; STM keeps at most its
+  // configured max_paths) and the STM focus speed. Out-of-range values are clamped.
+  void set_mode(HapticMode mode, double am_frequency_hz, int max_foci, double stm_speed_m_s) noexcept;
 
   HapticMode mode() const { return config_.mode; }
   // Samples of the last field dropped as malformed (non-finite values, bad joint index).

@@ -1,5 +1,7 @@
 #include "kernels/haptics/stm_renderer.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <utility>
 
 namespace sonoflow::haptics {
@@ -14,6 +16,14 @@ void StmRenderer::reset() noexcept {
   have_pending_ = replanning_ = have_active_ = have_field_ = false;
   player_.stop();
   stats_ = {};
+}
+
+void StmRenderer::set_speed(float m_s) noexcept {
+  if (std::isfinite(m_s) && m_s > 0) config_.player.speed_m_s = std::min(m_s, 20.0f);
+}
+
+void StmRenderer::set_max_paths(int n) noexcept {
+  config_.planner.max_paths = std::clamp(n, 1, stm::kMaxRefinedPaths);
 }
 
 void StmRenderer::render(const TargetSamples* new_samples, const HandFrame& frame,

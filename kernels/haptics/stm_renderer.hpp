@@ -52,6 +52,10 @@ class StmRenderer {
   void render(const TargetSamples* new_samples, const HandFrame& frame,
               std::int64_t block_time_ns, FocalBlock& out) noexcept;
   void reset() noexcept;
+  // Live controls. The speed applies from the next sample (clamped to (0, 20] m/s); the path
+  // count from the next replan (1..8).
+  void set_speed(float m_s) noexcept;
+  void set_max_paths(int n) noexcept;
 
   const StmConfig& config() const { return config_; }
   const StmTickStats& last_tick() const { return stats_; }

@@ -224,9 +224,20 @@ TEST(HapticRenderer, SwitchesModesAndNeverAllocatesPerTick) {
     }
   }
   EXPECT_EQ(scope.allocations(), 0u);
+  // Live controls from the daemon: two AM foci at 150 Hz.
+  renderer->set_mode(HapticMode::AM, 150.0, 2, 6.0);
+  for (std::int64_t t = 300; t < 320; ++t) renderer->render(t == 300 ? four.get() : nullptr, hand, t * kMs, block);
+  EXPECT_EQ(block.mode, HapticMode::AM);
+  EXPECT_EQ(renderer->am().config().optimizer.max_foci, 2);
+  EXPECT_EQ(renderer->am().config().modulation_hz, 150.0f);
+  EXPECT_EQ(renderer->stm().config().player.speed_m_s, 6.0f);
+  EXPECT_EQ(renderer->stm().config().planner.max_paths, 2);
+  int sounding = 0;
+  for (int k = 0; k < block.samples[0].count; ++k) sounding += block.samples[0].foci[std::size_t(k)].intensity > 0;
+  EXPECT_LE(sounding, 2);
   // Malformed samples are dropped and counted, not rendered.
   one->samples[0].pressure = std::nanf("");
-  renderer->render(one.get(), hand, 301 * kMs, block);
+  renderer->render(one.get(), hand, 321 * kMs, block);
   EXPECT_EQ(renderer->malformed_samples(), 1);
 }
 
