@@ -50,9 +50,12 @@ struct Material {
   // Conformation constraints with DC-PBD (thesis 3.3): tau, alpha live-editable.
   float tau = 0.0f;            // s, relaxation time (0: Q = I after every step)
   float alpha = 1.0f;          // compliance (thesis units: unit particle mass)
-  float beta = 5.0f;           // Jacobi relaxation beta / n_i
+  float beta = 5.0f;           // Jacobi relaxation beta / n_i (n_i floored at the rest count)
   int velocity_iterations = 4; // linear Jacobi sweeps of the velocity phase (0: position-only PBD)
   bool corotation = true;      // best-fit rotation in the position-level constraint (3.14-3.16)
+  float chebyshev = 0.0f;      // spectral radius estimate for Chebyshev-accelerated velocity
+                               // sweeps (Wang 2015) when tau = 0 and alpha <= 0.01;
+                               // 0: plain Jacobi (thesis)
 
   // Clay (thesis 6.1): viscosity is the conformation constraint with tau = alpha = 0.
   bool clay_viscosity = true;

@@ -75,6 +75,7 @@ struct FluidEngine::Impl {
   bool params_dirty = true;
   float h = 0;
   float epsilon_scale = 0;  // rest-state sum |grad C|^2 (PBF denominator scale)
+  float rest_neighbours = 1;
   int num_cells = 0;
   std::uint64_t frame = 0;
   bool has_hand_lists = false;
@@ -141,6 +142,7 @@ void FluidEngine::Impl::fill_params(double frame_dt) {
   p.mass = m.rest_density * p.rest_volume;
   const double sub = frame_dt / std::max(1, m.substeps);
   p.dt = static_cast<float>(sub);
+  s.dt = p.dt;
   p.inv_dt = static_cast<float>(1.0 / sub);
   // v dt < w / 2 (seeds 002-004, 3.2): no particle may cross half the thinnest wall per substep.
   p.max_speed = cfg.max_speed;
@@ -193,6 +195,7 @@ void FluidEngine::Impl::fill_params(double frame_dt) {
   p.clay_viscosity = m.clay_viscosity ? 1 : 0;
   p.clay_bonds = m.clay_bonds ? 1 : 0;
   p.ghost_max_speed = cfg.hand.max_speed;
+  p.rest_neighbours = rest_neighbours;
   p.domain_min[0] = cfg.domain_min.x;
   p.domain_min[1] = cfg.domain_min.y;
   p.domain_min[2] = cfg.domain_min.z;
@@ -305,7 +308,12 @@ Status FluidEngine::Impl::calibrate() {
     return FluidError{FluidErrc::OpenClError, "calibration kernel failed: " + cl_error_name(err)};
 
   double sum_w = 0;
-  for (std::size_t k = 0; k < lattice; ++k) sum_w += result[k].w;
+  int neighbours = 0;
+  for (std::size_t k = 0; k < lattice; ++k) {
+    sum_w += result[k].w;
+    if (result[k].w > 0) ++neighbours;
+  }
+  rest_neighbours = static_cast<float>(neighbours - 1);  // without the particle itself
   const double v0 = 1.0 / sum_w;
   double sum_g2 = 0;
   for (std::size_t k = 0; k < lattice; ++k) {
@@ -555,7 +563,8 @@ void FluidEngine::Impl::apply_emissions() {
   launch->record(q.enqueueWriteBuffer(s.x.a, CL_FALSE, first * 16, k * 16, emit_x.data()));
   launch->record(q.enqueueWriteBuffer(s.v.a, CL_FALSE, first * 16, k * 16, emit_v.data()));
   launch->record(q.enqueueWriteBuffer(s.id.a, CL_FALSE, first * 4, k * 4, emit_id.data()));
-  launch->run(init_particles, emit_count, s.n, emit_count, s.flags.a, s.conf.a, s.anchor.a, s.bond_id.a);
+  launch->run(init_particles, emit_count, s.n, emit_count, s.id.a, s.flags.a, s.conf.a, s.anchor.a,
+              s.bond_id.a, s.slot_of_id);
   s.n += emit_count;
   emit_count = 0;
   // The writes read emit_* until they execute; the next emit happens after the frame's finish.

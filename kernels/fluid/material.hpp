@@ -6,7 +6,7 @@
 //   rest_density = 1420.0           # kg/m^3
 //   [solver]        substeps, iterations
 //   [pbf]           relaxation, scorr_k, scorr_dq, scorr_n, xsph, vorticity
-//   [conformation]  tau, alpha, beta, velocity_iterations, corotation
+//   [conformation]  tau, alpha, beta, velocity_iterations, corotation, chebyshev
 //   [clay]          viscosity, bonds, bond_radius, bond_on_speed, bond_off_speed,
 //                   bond_stretch, bond_stiffness
 //   [contact]       wall_friction, wall_restitution, hand_friction

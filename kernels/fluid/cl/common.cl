@@ -61,7 +61,7 @@ typedef struct {
   int clay_bonds;
   float ghost_max_speed;
   float domain_min[3];
-  float pad1;
+  float rest_neighbours;
   float domain_max[3];
   float pad2;
   Shape shapes[MAX_SHAPES];
@@ -290,4 +290,29 @@ inline void wall_volume(float3 x, P_CONST P, float* volume, float3* grad) {
     const float d = shape_distance(s, x, &n);
     add_wall(d, n, P, volume, grad);
   }
+}
+
+// Velocity boundary condition: a particle touching a wall (within 5 % of its radius) keeps no
+// velocity into it. Used by the velocity-level solver, which has no other notion of walls.
+inline float3 wall_velocity(float3 x, float3 u, P_CONST P) {
+  const float reach = 1.05f * P->particle_radius;
+  for (int k = 0; k < P->shape_count; ++k) {
+    __constant const Shape* s = &P->shapes[k];
+    if (s->kind == SHAPE_BOX) {
+      const float3 lo = (float3)(s->p[0], s->p[1], s->p[2]);
+      const float3 hi = (float3)(s->n[0], s->n[1], s->n[2]);
+      if (x.x - lo.x < reach) u.x = fmax(u.x, 0.0f);
+      if (hi.x - x.x < reach) u.x = fmin(u.x, 0.0f);
+      if (x.y - lo.y < reach) u.y = fmax(u.y, 0.0f);
+      if (hi.y - x.y < reach) u.y = fmin(u.y, 0.0f);
+      if (x.z - lo.z < reach) u.z = fmax(u.z, 0.0f);
+      if (hi.z - x.z < reach) u.z = fmin(u.z, 0.0f);
+      continue;
+    }
+    float3 n;
+    const float d = shape_distance(s, x, &n);
+    const float un = dot(u, n);
+    if (d < reach && un < 0.0f) u -= un * n;
+  }
+  return u;
 }

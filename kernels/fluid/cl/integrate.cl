@@ -75,11 +75,13 @@ __kernel void finalize(int n, __global float4* x, __global const float4* x0, __g
 
 // Fresh state for emitted particles in slots [first, first + count): positions, velocities
 // and ids were written by the host.
-__kernel void init_particles(int first, int count, __global uint* flags, __global float8* conf,
-                             __global float4* anchor, __global uint* bond_id) {
+__kernel void init_particles(int first, int count, __global const uint* id, __global uint* flags,
+                             __global float8* conf, __global float4* anchor,
+                             __global uint* bond_id, __global uint* slot_of_id) {
   const int k = get_global_id(0);
   if (k >= count) return;
   const int i = first + k;
+  slot_of_id[id[i]] = (uint)i;
   flags[i] = 0u;
   conf[i] = voigt_identity();
   anchor[i] = (float4)(0.0f);

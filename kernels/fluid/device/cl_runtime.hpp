@@ -32,6 +32,7 @@ class ClRuntime {
                                                      bool profiling = false);
 
   cl::Context& context() { return context_; }
+  const cl::Context& context() const { return context_; }
   cl::CommandQueue& queue() { return queue_; }
   const cl::Device& device() const { return device_; }
   const ClDeviceInfo& info() const { return info_; }

@@ -29,6 +29,7 @@ struct GridBuffers {
 
 struct DeviceState {
   cl::Buffer params;
+  float dt = 0;  // substep, s (host copy of params.dt)
 
   // Fluid particles: slots [0, n) are in use, live first after every sort.
   int n = 0;

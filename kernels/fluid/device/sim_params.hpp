@@ -55,7 +55,7 @@ struct SimParams {
   std::int32_t clay_bonds;
   float ghost_max_speed;
   float domain_min[3];
-  float pad1;
+  float rest_neighbours;  // lattice neighbours within h (the Jacobi count floor)
   float domain_max[3];
   float pad2;
   ShapeParams shapes[kMaxShapes];
