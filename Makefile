@@ -11,13 +11,13 @@ all: build
 deps:
 	@./.ci/install-deps
 
-$(RELEASE)/CMakeCache.txt: | deps
+$(RELEASE)/Makefile: | deps
 	$(CONFIGURE) release >/dev/null
 
-$(TSAN)/CMakeCache.txt: | deps
+$(TSAN)/Makefile: | deps
 	$(CONFIGURE) tsan >/dev/null
 
-build: deps $(RELEASE)/CMakeCache.txt
+build: deps $(RELEASE)/Makefile
 	cmake --build $(RELEASE) -j $(JOBS)
 
 demo: build
@@ -28,7 +28,7 @@ demo: build
 test: build tsan-build
 	@JOBS=$(JOBS) ./tests/run_suites.sh $(RELEASE) $(TSAN)
 
-tsan-build: deps $(TSAN)/CMakeCache.txt
+tsan-build: deps $(TSAN)/Makefile
 	cmake --build $(TSAN) -j $(JOBS) --target sonoflow_concurrency_tests
 
 bench: build

@@ -7,6 +7,13 @@ namespace sonoflow::acoustics {
 FieldModel::FieldModel(ArrayGeometry geometry, TransducerModel model)
     : geometry_(std::move(geometry)), model_(std::move(model)) {
   const int n = geometry_.size();
+  px_ = geometry_.positions.row(0).transpose().array();
+  py_ = geometry_.positions.row(1).transpose().array();
+  pz_ = geometry_.positions.row(2).transpose().array();
+  nx_ = geometry_.normals.row(0).transpose().array();
+  ny_ = geometry_.normals.row(1).transpose().array();
+  nz_ = geometry_.normals.row(2).transpose().array();
+  gain_ = model_.reference_pressure() * geometry_.amplitude_gain;
   dx_.resize(n); dy_.resize(n); dz_.resize(n); r_.resize(n);
   magnitude_.resize(n); phase_.resize(n);
 }
@@ -14,19 +21,15 @@ FieldModel::FieldModel(ArrayGeometry geometry, TransducerModel model)
 // Fills re_ (dx_) and im_ (dy_) with the propagation factors from every transducer to x.
 void FieldModel::compute_factors(const Eigen::Vector3f& x) const {
   const int n = geometry_.size();
-  const auto& pos = geometry_.positions;
-  const auto& nrm = geometry_.normals;
-  dx_ = x.x() - pos.row(0).array().transpose();
-  dy_ = x.y() - pos.row(1).array().transpose();
-  dz_ = x.z() - pos.row(2).array().transpose();
+  dx_ = x.x() - px_;
+  dy_ = x.y() - py_;
+  dz_ = x.z() - pz_;
   r_ = (dx_.square() + dy_.square() + dz_.square()).sqrt().max(1e-6f);
   // cos(theta_i) = (x - t_i) . n_i / r_i, reusing phase_ as scratch.
-  phase_ = (dx_ * nrm.row(0).array().transpose() + dy_ * nrm.row(1).array().transpose() +
-            dz_ * nrm.row(2).array().transpose()) / r_;
+  phase_ = (dx_ * nx_ + dy_ * ny_ + dz_ * nz_) / r_;
   for (int i = 0; i < n; ++i) magnitude_[i] = model_.directivity(phase_[i]);
   // Spherical spreading and attenuation (Eq. 2.12): D / r * exp(-beta r).
-  magnitude_ *= model_.reference_pressure() * geometry_.amplitude_gain *
-                (-model_.attenuation() * r_).exp() / r_;
+  magnitude_ *= gain_ * (-model_.attenuation() * r_).exp() / r_;
   phase_ = geometry_.phase_offset - model_.wavenumber() * r_;
   dx_ = magnitude_ * phase_.cos();
   dy_ = magnitude_ * phase_.sin();
@@ -50,6 +53,11 @@ Complex FieldModel::pressure(const Eigen::Vector3f& x, const Drive& q) const {
   const float re = (dx_ * q.real().array() - dy_ * q.imag().array()).sum();
   const float im = (dx_ * q.imag().array() + dy_ * q.real().array()).sum();
   return {re, im};
+}
+
+void FieldModel::pressures(const Eigen::Ref<const Eigen::Matrix3Xf>& points, const Drive& q,
+                           Eigen::Ref<Eigen::VectorXcf> out) const {
+  for (Eigen::Index j = 0; j < points.cols(); ++j) out[j] = pressure(points.col(j), q);
 }
 
 float FieldModel::radiation_pressure(Complex p, float alpha) const {

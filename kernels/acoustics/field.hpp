@@ -9,6 +9,7 @@
 //
 // Not thread-safe: one FieldModel per thread (it owns scratch buffers so that evaluation does
 // not allocate).
+#include <cmath>
 #include <complex>
 
 #include <Eigen/Core>
@@ -19,6 +20,11 @@
 namespace sonoflow::acoustics {
 
 using Complex = std::complex<float>;
+
+// |z|^2 and |z| without the overflow-safe hypot that std::abs and (in libstdc++) std::norm use:
+// field values are far from the float range limits, and these sit in the solvers' inner loops.
+inline float magnitude_squared(Complex z) { return z.real() * z.real() + z.imag() * z.imag(); }
+inline float magnitude(Complex z) { return std::sqrt(magnitude_squared(z)); }
 using Drive = Eigen::VectorXcf;  // one complex command per transducer
 // Rows: points; columns: transducers. Row-major so each point's row is contiguous.
 using PropagationMatrix =
@@ -39,6 +45,9 @@ class FieldModel {
 
   // Complex pressure (Pa, peak amplitude and phase) at x for drive q.
   Complex pressure(const Eigen::Vector3f& x, const Drive& q) const;
+  // The same at every column of `points`; `out` must already hold points.cols() entries.
+  void pressures(const Eigen::Ref<const Eigen::Matrix3Xf>& points, const Drive& q,
+                 Eigen::Ref<Eigen::VectorXcf> out) const;
 
   // Acoustic radiation pressure on a reflecting surface: P = alpha p_rms^2 / (rho c^2) with
   // p_rms^2 = |p|^2 / 2 and alpha = 1 + R^2 ~ 2 for skin.
@@ -55,6 +64,9 @@ class FieldModel {
 
   ArrayGeometry geometry_;
   TransducerModel model_;
+  // Contiguous copies of the geometry rows (a row of a 3 x T matrix is strided and would not
+  // vectorise), and the per-transducer constant factor P_ref * g_i.
+  Eigen::ArrayXf px_, py_, pz_, nx_, ny_, nz_, gain_;
   // Scratch, one entry per transducer.
   mutable Eigen::ArrayXf dx_, dy_, dz_, r_, magnitude_, phase_;
 };

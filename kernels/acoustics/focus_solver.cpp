@@ -12,7 +12,7 @@ void apply_constraint(AmplitudeConstraint constraint, Drive& q) {
   switch (constraint) {
     case AmplitudeConstraint::PhaseOnly:
       for (Eigen::Index i = 0; i < q.size(); ++i) {
-        const float a = std::abs(q[i]);
+        const float a = magnitude(q[i]);
         q[i] = a > 0 ? q[i] / a : Complex(1.0f, 0.0f);
       }
       break;
@@ -23,7 +23,7 @@ void apply_constraint(AmplitudeConstraint constraint, Drive& q) {
     }
     case AmplitudeConstraint::Clamp:
       for (Eigen::Index i = 0; i < q.size(); ++i) {
-        const float a = std::abs(q[i]);
+        const float a = magnitude(q[i]);
         if (a > 1.0f) q[i] /= a;
       }
       break;
@@ -48,7 +48,7 @@ void solve_naive(const PropagationRef& A, const PointReal& targets, AmplitudeCon
   for (Eigen::Index j = 0; j < A.rows(); ++j) {
     for (Eigen::Index i = 0; i < A.cols(); ++i) {
       const Complex a = A(j, i);
-      const float mag = std::abs(a);
+      const float mag = magnitude(a);
       if (mag > 0) q[i] += targets[j] * std::conj(a) / mag;
     }
   }
@@ -64,13 +64,13 @@ void reweight(const PointVector& gamma, const PointReal& targets, PointReal& wei
   int active = 0;
   for (Eigen::Index j = 0; j < m; ++j) {
     if (targets[j] > 0) {
-      mean_ratio += std::abs(gamma[j]) / targets[j];
+      mean_ratio += magnitude(gamma[j]) / targets[j];
       ++active;
     }
   }
   if (active > 0) mean_ratio /= float(active);
   for (Eigen::Index j = 0; j < m; ++j) {
-    const float g = std::abs(gamma[j]);
+    const float g = magnitude(gamma[j]);
     if (targets[j] <= 0 || g <= 0) {
       b[j] = Complex(0, 0);
       continue;

@@ -8,6 +8,7 @@
 
 #include "kernels/acoustics/field.hpp"
 #include "kernels/acoustics/focus_solver.hpp"
+#include "kernels/acoustics/transducer_table_text.hpp"
 
 namespace sonoflow::acoustics {
 namespace {
@@ -119,6 +120,53 @@ TEST(AcousticField, SteeringLosesPressureMonotonically) {
   }
 }
 
+TEST(AcousticField, SideLobesStayBelowAQuarterOfThePeak) {
+  // Oracle 4: for a focus at (0, 0, 200 mm) the first side lobe is ~0.21 of the peak |p| at
+  // ~16 mm, and nothing within 100 mm laterally rises above 0.25.
+  const FieldModel field = default_field();
+  Drive q(field.transducer_count());
+  const Eigen::Vector3f target(0, 0, 0.2f);
+  focus_drive(field, target, q);
+  const float peak = std::abs(field.pressure(target, q));
+  const int n = 1001;
+  Eigen::Matrix3Xf line(3, n);
+  for (int i = 0; i < n; ++i) line.col(i) << 0.1e-3f * float(i), 0, 0.2f;  // 0 .. 100 mm
+  Eigen::VectorXcf p(n);
+  field.pressures(line, q, p);
+  // Walk past the main lobe (to the first minimum), then find the largest value beyond it.
+  int i = 1;
+  while (i < n - 1 && std::abs(p[i + 1]) < std::abs(p[i])) ++i;
+  const float first_null_mm = 0.1f * float(i);
+  float lobe = 0, lobe_mm = 0;
+  for (int j = i; j < n; ++j) {
+    if (std::abs(p[j]) > lobe) { lobe = std::abs(p[j]); lobe_mm = 0.1f * float(j); }
+  }
+  EXPECT_NEAR(first_null_mm, 11.5f, 1.5f);
+  EXPECT_LT(lobe / peak, 0.25f);
+  EXPECT_GT(lobe / peak, 0.15f);
+  EXPECT_NEAR(lobe_mm, 16.0f, 2.0f);
+}
+
+TEST(AcousticField, RadiationPressureSliceIsCentredAndSymmetric) {
+  const FieldModel field = default_field();
+  Drive q(field.transducer_count());
+  const Eigen::Vector3f target(0.01f, 0.02f, 0.15f);
+  focus_drive(field, target, q);
+  const Eigen::MatrixXf slice = field.radiation_pressure_slice(
+      q, target, Eigen::Vector3f::UnitX(), Eigen::Vector3f::UnitY(), 21, 21, 1e-3f);
+  Eigen::Index a = 0, b = 0;
+  const float top = slice.maxCoeff(&a, &b);
+  EXPECT_EQ(a, 10);
+  EXPECT_EQ(b, 10);
+  EXPECT_NEAR(top, field.radiation_pressure(field.pressure(target, q)), 1e-4f * top);
+  // Radiation pressure of the peak: 2 p_rms^2 / (rho c^2) with p_rms = |p| / sqrt(2).
+  const float c = field.model().speed_of_sound();
+  EXPECT_NEAR(top, std::norm(field.pressure(target, q)) / (1.2f * c * c), 1e-3f * top);
+  // Near the axis the lobe is close to circular: opposite neighbours agree within 5 %.
+  EXPECT_NEAR(slice(5, 10), slice(15, 10), 0.05f * slice(5, 10));
+  EXPECT_NEAR(slice(10, 5), slice(10, 15), 0.05f * slice(10, 5));
+}
+
 TEST(AcousticField, SpeedOfSoundWavelengthAndAttenuation) {
   EXPECT_NEAR(speed_of_sound(20.0f), 343.2f, 0.3f);
   EXPECT_GT(speed_of_sound(30.0f), speed_of_sound(10.0f));
@@ -187,6 +235,35 @@ TEST(ArrayGeometry, PhaseCalibrationIsCompensatedByTheFocusDrive) {
               1e-3f * std::abs(plain.pressure(target, q_plain)));
   // Ignoring the calibration scatters the phases and loses most of the focus.
   EXPECT_LT(std::abs(field.pressure(target, q_plain)), 0.3f * std::abs(field.pressure(target, q)));
+}
+
+TEST(TransducerTableText, RoundTripsAndRejectsBadLinesWithTheirNumber) {
+  ArrayGeometry g = ArrayGeometry::grid({4, 2, 0.01f});
+  g.phase_offset[3] = 1.25f;
+  g.amplitude_gain[5] = 0.875f;
+  TransducerTable back;
+  const TableParseResult ok = parse_transducer_table(format_transducer_table(g.to_table()), back);
+  ASSERT_TRUE(ok.ok) << ok.error;
+  const ArrayGeometry h = ArrayGeometry::from_table(back);
+  EXPECT_EQ(h.positions, g.positions);
+  EXPECT_EQ(h.phase_offset[3], 1.25f);
+  EXPECT_EQ(h.amplitude_gain[5], 0.875f);
+
+  struct Bad { const char* text; int line; };
+  for (const Bad& bad : {Bad{"0 0 0 0 0 1 0 1\n0 0 0 0 0 1 0\n", 2},
+                         Bad{"# header\n\n0 0 0 0 0 1 0 1 7\n", 3},
+                         Bad{"0 0 0 0 0 0 0 1\n", 1},
+                         Bad{"0 0 x 0 0 1 0 1\n", 1},
+                         Bad{"0 0 0 0 0 1 nan 1\n", 1},
+                         Bad{"0 0 0 0 0 1 0 -1\n", 1},
+                         Bad{"# nothing\n", 0}}) {
+    TransducerTable table;
+    const TableParseResult r = parse_transducer_table(bad.text, table);
+    EXPECT_FALSE(r.ok) << bad.text;
+    EXPECT_EQ(r.error_line, bad.line) << bad.text;
+    EXPECT_FALSE(r.error.empty());
+    EXPECT_TRUE(table.entries.empty());
+  }
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include "kernels/acoustics/encoding.hpp"
 #include "kernels/acoustics/focus_solver.hpp"
 #include "kernels/acoustics/gs_pat.hpp"
+#include "tests/support/allocation_counter.hpp"
 
 namespace sonoflow::acoustics {
 namespace {
@@ -113,6 +114,24 @@ TEST(MultiPoint, OneFocusEqualsPhaseConjugation) {
     EXPECT_NEAR(std::abs(field.pressure(x, q)), std::abs(field.pressure(x, reference)),
                 1e-3f * std::abs(field.pressure(x, reference)));
   }
+}
+
+TEST(MultiPoint, SolvesAndFieldEvaluationDoNotAllocate) {
+  // The stream thread solves per sample in DRIVE mode: no heap after construction.
+  const FieldModel field(ArrayGeometry::grid({}), TransducerModel());
+  MultiPointSolver solver(field);
+  Drive q(256);
+  const Problem p = random_problem(8, 7, false);
+  Eigen::VectorXcf at(8);
+  test::AllocationScope scope;
+  for (auto method : {MultiPointMethod::Naive, MultiPointMethod::GS, MultiPointMethod::GSPAT}) {
+    for (int m = 1; m <= 8; ++m) {
+      solver.solve(p.points.leftCols(m), std::span<const float>(p.targets.data(), std::size_t(m)),
+                   {method, 10, AmplitudeConstraint::PhaseOnly}, q);
+    }
+  }
+  field.pressures(p.points, q, at);
+  EXPECT_EQ(scope.allocations(), 0u);
 }
 
 TEST(AmplitudeConstraint, EachConstraintBoundsTheDrive) {

@@ -1,0 +1,97 @@
+#pragma once
+// The daemon's configuration: one plain struct, filled from TOML by the loader in
+// config_loader.hpp. The defaults here and in config/sonoflow.toml are the same values (a test
+// checks it); config_schema.cpp holds every key's type, range, unit and reload policy.
+#include <string>
+
+namespace sonoflow::daemon {
+
+// Scheduling of one stage thread. priority 1..99 asks for SCHED_FIFO, 0 keeps SCHED_OTHER;
+// cpu -1 leaves the affinity alone.
+struct ThreadSettings {
+  int priority = 0;
+  int cpu = -1;
+};
+
+struct Config {
+  struct Rt {
+    bool require = false;      // refuse to start without SCHED_FIFO (exit 77)
+    bool lock_memory = true;   // mlockall at start
+  } rt;
+
+  struct Threads {
+    ThreadSettings tracker{70, -1};
+    ThreadSettings fluid{60, -1};
+    ThreadSettings haptic{80, -1};
+    ThreadSettings stream{90, -1};
+    ThreadSettings usb{85, -1};
+    ThreadSettings recorder{0, -1};
+  } threads;
+
+  struct Devices {
+    bool emulate = false;             // in-process emulated array and tracker
+    std::string array_serial;         // empty: the first array found
+    std::string tracker_serial;       // empty: the first tracker found
+  } devices;
+
+  struct Tracker {
+    int rate_hz = 120;                // 90 or 120
+  } tracker;
+
+  struct Fluid {
+    double rate_hz = 90;
+    std::string material = "honey";   // a preset in config/materials/
+    double tau_s = 0.0;               // conformation relaxation time
+    double alpha = 0.005;             // elastic/plastic blend
+    int substeps = 3;
+    int max_particles = 5000;
+  } fluid;
+
+  struct Haptic {
+    int rate_hz = 1000;
+    std::string mode = "am";          // am | stm | off
+    double am_frequency_hz = 200;
+    int max_foci = 4;
+    double stm_speed_m_s = 7.0;
+    double full_scale_pa = 400.0;     // contact pressure rendered at full intensity
+  } haptic;
+
+  struct Stream {
+    std::string encoding = "foci";    // foci | drive
+    int lookahead_ms = 3;             // device FIFO target ahead of the play head
+    int transfers_in_flight = 4;
+  } stream;
+
+  struct Safety {
+    double max_intensity = 0.8;       // per focus, fraction of the array's full output
+    double max_total_power = 1.0;     // sum of squared focus intensities per sample
+    int stale_after_ms = 50;          // no fresh hand frame for this long: fade
+    int fade_ms = 20;                 // ramp to silence
+    int device_watchdog_ms = 20;      // the array holds its last sample this long, then fades
+  } safety;
+
+  struct Status {
+    std::string path = "/run/sonoflow/status";
+    double update_hz = 10;
+  } status;
+
+  struct Control {
+    std::string socket = "/run/sonoflow/control.sock";
+    std::string group = "sonoflow";              // may read status
+    std::string admin_group = "sonoflow-admin";  // may change settings and recording
+  } control;
+
+  struct Recorder {
+    std::string directory = "/var/lib/sonoflow/sessions";
+    bool record_at_start = false;
+    std::string io = "auto";          // auto | io_uring | pwrite
+    int buffer_kib = 256;
+    int buffers = 4;
+  } recorder;
+
+  struct Scene {
+    std::string file;                 // scene TOML to load at start; empty: none
+  } scene;
+};
+
+}  // namespace sonoflow::daemon

@@ -1,0 +1,331 @@
+#include "daemon/config/config_loader.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <set>
+#include <sstream>
+#include <toml++/toml.h>
+
+#include "daemon/config/config_schema.hpp"
+
+namespace sonoflow::daemon {
+namespace {
+
+// Joins text pieces with append(): GCC 12 warns falsely (-Wrestrict, PR 105329) on
+// `"literal" + std::string` chains.
+template <typename... Pieces>
+std::string concat(const Pieces&... pieces) {
+  std::string out;
+  (out.append(std::string_view(pieces)), ...);
+  return out;
+}
+
+std::string number_text(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.10g", v);
+  return buf;
+}
+
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+std::string did_you_mean(std::string_view key, const std::vector<KeyInfo>& keys) {
+  std::string_view best;
+  std::size_t best_distance = 4;  // suggest only near misses
+  for (const auto& k : keys) {
+    const std::size_t d = edit_distance(key, k.key);
+    if (d < best_distance) {
+      best_distance = d;
+      best = k.key;
+    }
+  }
+  return best.empty() ? std::string{} : " (did you mean '" + std::string(best) + "'?)";
+}
+
+std::string_view type_name(const toml::node& node) {
+  switch (node.type()) {
+    case toml::node_type::table: return "table";
+    case toml::node_type::array: return "array";
+    case toml::node_type::string: return "string";
+    case toml::node_type::integer: return "integer";
+    case toml::node_type::floating_point: return "float";
+    case toml::node_type::boolean: return "boolean";
+    default: return "date/time";
+  }
+}
+
+std::string_view kind_name(KeyKind kind) {
+  switch (kind) {
+    case KeyKind::Bool: return "boolean";
+    case KeyKind::Int: return "integer";
+    case KeyKind::Float: return "number";
+    case KeyKind::String:
+    case KeyKind::Choice: return "string";
+  }
+  return "?";
+}
+
+const KeyInfo* find_key(const std::vector<KeyInfo>& keys, std::string_view name) {
+  for (const auto& k : keys)
+    if (k.key == name) return &k;
+  return nullptr;
+}
+
+// Checks `node` against `key` and stores it; returns why not, or "" when stored.
+std::string assign(const KeyInfo& key, const toml::node& node) {
+  const std::string name = concat("'", key.key, "'");
+  const auto wrong_type = [&] {
+    std::string found(type_name(node));
+    if (auto s = node.value<std::string>()) found = concat(found, " \"", *s, "\"");
+    return concat(name, ": expected ", kind_name(key.kind), ", found ", found);
+  };
+  const auto range_check = [&](double v) -> std::string {
+    if (v >= key.min && v <= key.max) return {};
+    const std::string_view space = key.unit.empty() ? "" : " ";
+    return concat(name, " = ", number_text(v), space, key.unit, " is out of range (min ",
+                  number_text(key.min), ", max ", number_text(key.max), ")");
+  };
+
+  switch (key.kind) {
+    case KeyKind::Bool: {
+      if (!node.is_boolean()) return wrong_type();
+      *std::get<bool*>(key.slot) = *node.value<bool>();
+      return {};
+    }
+    case KeyKind::Int: {
+      if (!node.is_integer()) return wrong_type();
+      const auto v = *node.value<std::int64_t>();
+      if (auto why = range_check(static_cast<double>(v)); !why.empty()) return why;
+      *std::get<int*>(key.slot) = static_cast<int>(v);
+      return {};
+    }
+    case KeyKind::Float: {
+      if (!node.is_number()) return wrong_type();
+      const double v = *node.value<double>();
+      if (!std::isfinite(v)) return concat(name, " = ", number_text(v), " is not a finite number");
+      if (auto why = range_check(v); !why.empty()) return why;
+      *std::get<double*>(key.slot) = v;
+      return {};
+    }
+    case KeyKind::String: {
+      if (!node.is_string()) return wrong_type();
+      *std::get<std::string*>(key.slot) = *node.value<std::string>();
+      return {};
+    }
+    case KeyKind::Choice: {
+      if (!node.is_string()) return wrong_type();
+      const std::string v = *node.value<std::string>();
+      if (std::find(key.choices.begin(), key.choices.end(), v) == key.choices.end()) {
+        std::string list;
+        for (auto c : key.choices) list = concat(list, list.empty() ? "" : ", ", c);
+        return concat(name, " = \"", v, "\" is not one of: ", list);
+      }
+      *std::get<std::string*>(key.slot) = v;
+      return {};
+    }
+  }
+  return "unhandled key kind";
+}
+
+void walk(const toml::table& table, const std::string& prefix, const std::vector<KeyInfo>& keys,
+          std::string_view source, std::vector<ConfigError>& errors) {
+  for (auto&& [name, node] : table) {
+    const std::string path = prefix.empty() ? std::string(name.str())
+                                            : prefix + "." + std::string(name.str());
+    const auto& where = node.source().begin;
+    const auto error = [&](std::string message) {
+      errors.push_back(ConfigError{std::string(source), static_cast<int>(where.line),
+                                   static_cast<int>(where.column), path, std::move(message)});
+    };
+    if (const KeyInfo* key = find_key(keys, path)) {
+      if (auto why = assign(*key, node); !why.empty()) error(std::move(why));
+      continue;
+    }
+    if (const toml::table* sub = node.as_table()) {
+      // A table is fine when some key lives under it.
+      const bool known_prefix = std::any_of(keys.begin(), keys.end(), [&](const KeyInfo& k) {
+        return k.key.substr(0, path.size() + 1) == path + ".";
+      });
+      if (known_prefix) {
+        walk(*sub, path, keys, source, errors);
+        continue;
+      }
+    }
+    error("unknown key '" + path + "'" + did_you_mean(path, keys));
+  }
+}
+
+// Rules that involve more than one key.
+void check_cross_keys(const Config& c, std::string_view source,
+                      std::vector<ConfigError>& errors) {
+  const auto error = [&](std::string key, std::string message) {
+    errors.push_back(ConfigError{std::string(source), 0, 0, std::move(key), std::move(message)});
+  };
+  if (c.tracker.rate_hz != 90 && c.tracker.rate_hz != 120)
+    error("tracker.rate_hz", "'tracker.rate_hz' = " + std::to_string(c.tracker.rate_hz) +
+                                 " Hz is not a tracker rate (90 or 120)");
+  if (c.safety.stale_after_ms + c.safety.fade_ms > 100)
+    error("safety.fade_ms", "'safety.stale_after_ms' + 'safety.fade_ms' = " +
+                                std::to_string(c.safety.stale_after_ms + c.safety.fade_ms) +
+                                " ms exceeds 100 ms (the array must be silent within 100 ms of "
+                                "tracking loss)");
+  if (c.recorder.buffer_kib % 4 != 0)
+    error("recorder.buffer_kib", "'recorder.buffer_kib' = " + std::to_string(c.recorder.buffer_kib) +
+                                     " is not a multiple of 4 (O_DIRECT needs 4 KiB blocks)");
+  if (c.status.path.empty()) error("status.path", "'status.path' must not be empty");
+  if (c.control.socket.empty()) error("control.socket", "'control.socket' must not be empty");
+  if (c.fluid.material.empty() ||
+      c.fluid.material.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_-") !=
+          std::string::npos)
+    error("fluid.material", "'fluid.material' = \"" + c.fluid.material +
+                                "\" is not a preset name (lower-case letters, digits, '-', '_')");
+}
+
+ConfigResult load_table(const toml::table& table, std::string_view source, const Config& base) {
+  ConfigResult result{base, {}};
+  auto keys = config_keys(result.config);
+  walk(table, "", keys, source, result.errors);
+  check_cross_keys(result.config, source, result.errors);
+  return result;
+}
+
+ConfigResult parse_failure(const toml::parse_error& e, std::string_view source) {
+  ConfigResult result;
+  const auto& where = e.source().begin;
+  result.errors.push_back(ConfigError{std::string(source), static_cast<int>(where.line),
+                                      static_cast<int>(where.column), "",
+                                      "TOML syntax error: " + std::string(e.description())});
+  return result;
+}
+
+}  // namespace
+
+std::string ConfigError::to_string() const {
+  std::string s = source;
+  if (line > 0) {
+    s.append(":").append(std::to_string(line)).append(":").append(std::to_string(column));
+  }
+  s.append(": ").append(message);
+  return s;
+}
+
+std::string ConfigResult::error_report() const {
+  std::set<std::string> files;
+  std::string out;
+  for (const auto& e : errors) {
+    out += "sonoflowd: config: " + e.to_string() + "\n";
+    files.insert(e.source);
+  }
+  out += "sonoflowd: configuration invalid (" + std::to_string(errors.size()) +
+         (errors.size() == 1 ? " error" : " errors") + " in " + std::to_string(files.size()) +
+         (files.size() == 1 ? " file" : " files") + "); not starting\n";
+  return out;
+}
+
+ConfigResult load_config_file(const std::string& path, const Config& base) {
+  if (std::FILE* f = std::fopen(path.c_str(), "r")) {
+    std::fclose(f);
+  } else {
+    ConfigResult result{base, {}};
+    result.errors.push_back(ConfigError{path, 0, 0, "", concat("cannot read config file: ", std::strerror(errno))});
+    return result;
+  }
+  try {
+    return load_table(toml::parse_file(path), path, base);
+  } catch (const toml::parse_error& e) {
+    // toml++ reports a missing file as a parse error too; its description says which.
+    return parse_failure(e, path);
+  }
+}
+
+ConfigResult load_config_string(std::string_view text, std::string_view source,
+                                const Config& base) {
+  try {
+    return load_table(toml::parse(text, source), source, base);
+  } catch (const toml::parse_error& e) {
+    return parse_failure(e, source);
+  }
+}
+
+std::string set_config_key(Config& config, std::string_view key, std::string_view value,
+                           bool allow_restart_keys) {
+  Config candidate = config;
+  auto keys = config_keys(candidate);
+  const KeyInfo* info = find_key(keys, key);
+  if (info == nullptr) return concat("unknown key '", key, "'", did_you_mean(key, keys));
+  if (info->reload == Reload::Restart && !allow_restart_keys)
+    return concat("'", key, "' cannot change while running (restart needed)");
+  // Parse the value as TOML; a bare word is taken as a string.
+  toml::table parsed;
+  try {
+    parsed = toml::parse(concat("v = ", value));
+  } catch (const toml::parse_error&) {
+    try {
+      parsed = toml::parse(concat("v = \"", value, "\""));
+    } catch (const toml::parse_error&) {
+      return concat("'", key, "': cannot read value '", value, "'");
+    }
+  }
+  if (auto why = assign(*info, *parsed.get("v")); !why.empty()) return why;
+  std::vector<ConfigError> errors;
+  check_cross_keys(candidate, "", errors);
+  if (!errors.empty()) return errors.front().message;
+  config = candidate;
+  return {};
+}
+
+std::vector<std::string> restart_keys_changed(const Config& running, const Config& loaded) {
+  Config a = running, b = loaded;
+  auto ka = config_keys(a), kb = config_keys(b);
+  std::vector<std::string> changed;
+  for (std::size_t i = 0; i < ka.size(); ++i) {
+    if (ka[i].reload == Reload::Restart && format_value(ka[i]) != format_value(kb[i]))
+      changed.emplace_back(ka[i].key);
+  }
+  return changed;
+}
+
+void apply_live_keys(Config& running, const Config& loaded) {
+  Config source = loaded;
+  auto to = config_keys(running);
+  auto from = config_keys(source);
+  for (std::size_t i = 0; i < to.size(); ++i) {
+    if (to[i].reload != Reload::Live) continue;
+    std::visit([&](auto* dst) { *dst = *std::get<decltype(dst)>(from[i].slot); }, to[i].slot);
+  }
+}
+
+std::string render_config(const Config& config) {
+  Config copy = config;
+  std::ostringstream out;
+  std::string table;
+  for (const auto& key : config_keys(copy)) {
+    const auto dot = key.key.rfind('.');
+    const std::string section(key.key.substr(0, dot));
+    if (section != table) {
+      out << (table.empty() ? "" : "\n") << "[" << section << "]\n";
+      table = section;
+    }
+    out << key.key.substr(dot + 1) << " = " << format_value(key) << "  # " << key.doc;
+    if (!key.unit.empty()) out << " [" << key.unit << "]";
+    out << (key.reload == Reload::Live ? " (live)" : "") << "\n";
+  }
+  return out.str();
+}
+
+}  // namespace sonoflow::daemon

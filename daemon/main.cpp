@@ -1,0 +1,241 @@
+// sonoflowd: the sonoflow daemon. Loads and validates the config, exports live status, starts
+// the pipeline threads, and supervises them until a stop signal (or --run-for) fades the array
+// to silence. See daemon/supervisor/supervisor.hpp for the signals and the systemd protocol.
+//
+//   sonoflowd [--config FILE] [--emulate] [--run-for SECONDS] [--summary FILE.json]
+//   sonoflowd --replay TRACE [--summary FILE.json]
+//   sonoflowd --check-config [--config FILE]
+//
+// Exit status: 0 clean stop; 1 runtime failure; 2 usage; 69 a configured device is missing;
+// 73 the status file or control socket cannot be created; 77 rt.require and no SCHED_FIFO;
+// 78 invalid configuration.
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <memory>
+#include <optional>
+#include <string>
+#include <thread>
+
+#include "daemon/config/config_loader.hpp"
+#include "daemon/control/control_server.hpp"
+#include "daemon/pipeline/pipeline.hpp"
+#include "daemon/recorder/recorder.hpp"
+#include "daemon/recorder/replay.hpp"
+#include "daemon/pipeline/kernel_renderer.hpp"
+#include "daemon/standins/emulated_array.hpp"
+#include "daemon/standins/palm_drag_field.hpp"
+#include "daemon/standins/scripted_hand.hpp"
+#include "daemon/status/status_file.hpp"
+#include "daemon/supervisor/log.hpp"
+#include "daemon/supervisor/notifier.hpp"
+#include "daemon/supervisor/signals.hpp"
+#include "daemon/supervisor/supervisor.hpp"
+#include "daemon/version.hpp"
+#include "rt/rt_thread.hpp"
+
+namespace {
+
+using namespace sonoflow;
+using namespace sonoflow::daemon;
+
+constexpr int kExitUsage = 2;
+constexpr int kExitNoDevice = 69;
+constexpr int kExitCantCreate = 73;
+constexpr int kExitNoRealtime = 77;
+
+struct Options {
+  std::string config_path;
+  bool emulate = false;
+  double run_for_s = 0;
+  std::string summary_path;
+  std::string replay_path;
+  bool check_config = false;
+};
+
+void usage() {
+  std::fprintf(stderr,
+               "usage: sonoflowd [--config FILE] [--emulate] [--run-for SECONDS] [--summary FILE.json]\n"
+               "       sonoflowd --replay TRACE [--summary FILE.json]\n"
+               "       sonoflowd --check-config [--config FILE]\n"
+               "Default config: /etc/sonoflow/sonoflow.toml if present, else "
+               "/usr/share/sonoflow/sonoflow.toml, else built-in defaults.\n");
+}
+
+std::optional<Options> parse(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    const auto value = [&]() -> const char* { return i + 1 < argc ? argv[++i] : nullptr; };
+    const char* v = nullptr;
+    if (a == "--config" && (v = value())) o.config_path = v;
+    else if (a == "--emulate") o.emulate = true;
+    else if (a == "--run-for" && (v = value())) o.run_for_s = std::atof(v);
+    else if (a == "--summary" && (v = value())) o.summary_path = v;
+    else if (a == "--replay" && (v = value())) o.replay_path = v;
+    else if (a == "--check-config") o.check_config = true;
+    else if (a == "--version") {
+      std::printf("sonoflowd %s\n", kVersion);
+      std::exit(0);
+    } else {
+      return std::nullopt;
+    }
+  }
+  if (o.run_for_s < 0) return std::nullopt;
+  return o;
+}
+
+std::string default_config_path() {
+  for (const char* p : {"/etc/sonoflow/sonoflow.toml", "/usr/share/sonoflow/sonoflow.toml"}) {
+    if (access(p, R_OK) == 0) return p;
+  }
+  return {};
+}
+
+bool write_file(const std::string& path, const std::string& text) {
+  std::ofstream out(path);
+  out << text << "\n";
+  return static_cast<bool>(out);
+}
+
+int run_replay(const Options& o) {
+  log_line(LogLevel::Info, "replay", "replaying %s on a virtual clock", o.replay_path.c_str());
+  const ReplayResult r = replay_trace(o.replay_path, 100'000'000);
+  if (!r.error.empty()) {
+    log_line(LogLevel::Error, "replay", "%s", r.error.c_str());
+    return 1;
+  }
+  std::printf("replay: %llu recorded blocks, %llu compared (after 100 ms warm-up), %llu identical\n",
+              static_cast<unsigned long long>(r.recorded_blocks),
+              static_cast<unsigned long long>(r.compared),
+              static_cast<unsigned long long>(r.identical));
+  if (r.first_mismatch_ns >= 0)
+    std::printf("replay: first difference in the block starting at %lld ns\n",
+                static_cast<long long>(r.first_mismatch_ns));
+  if (!o.summary_path.empty()) write_file(o.summary_path, r.summary_json);
+  return r.ok ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const auto parsed = parse(argc, argv);
+  if (!parsed) {
+    usage();
+    return kExitUsage;
+  }
+  Options o = *parsed;
+  if (!o.replay_path.empty()) return run_replay(o);
+
+  if (o.config_path.empty()) o.config_path = default_config_path();
+  ConfigResult loaded;
+  if (!o.config_path.empty()) loaded = load_config_file(o.config_path);
+  if (!loaded.ok()) {
+    std::fputs(loaded.error_report().c_str(), stderr);
+    return kExitConfigInvalid;
+  }
+  if (o.check_config) {
+    std::printf("%s: configuration valid\n", o.config_path.empty() ? "built-in defaults" : o.config_path.c_str());
+    return 0;
+  }
+  Config config = loaded.config;
+  if (o.emulate) config.devices.emulate = true;
+
+  log_line(LogLevel::Info, "daemon", "sonoflowd %s starting; config: %s", kVersion,
+           o.config_path.empty() ? "built-in defaults" : o.config_path.c_str());
+  if (!config.devices.emulate) {
+    // The USB host drivers (issue 3) are not wired in yet: only emulated devices exist.
+    log_line(LogLevel::Error, "devices",
+             "no phased array found (USB 1209:5F01%s%s); 'devices.emulate' = false needs a connected "
+             "array. Use --emulate to run on emulated devices.",
+             config.devices.array_serial.empty() ? "" : ", serial ", config.devices.array_serial.c_str());
+    return kExitNoDevice;
+  }
+
+  // Signals are blocked before any thread starts, so only the supervisor ever sees them.
+  SignalInbox signals;
+  const Notifier notifier;
+  if (config.rt.lock_memory) {
+    const auto lock = rt::lock_process_memory();
+    if (!lock.locked) log_line(LogLevel::Warning, "rt", "memory not locked: %s", lock.message.c_str());
+  }
+
+  rt::MonotonicClock clock;
+  std::string error;
+  auto status = status::StatusWriter::create(config.status.path, clock.now_ns(), error);
+  if (!status) {
+    log_line(LogLevel::Error, "status", "%s ('status.path')", error.c_str());
+    return kExitCantCreate;
+  }
+  auto control = ControlServer::open(config, error);
+  if (!control) {
+    log_line(LogLevel::Error, "control", "%s ('control.socket')", error.c_str());
+    return kExitCantCreate;
+  }
+  control->set_status(&status->region());
+
+  // Emulated devices in-process (stand-ins until the drivers, fluid and haptics layers land).
+  ScriptedHand hand(clock, config.tracker.rate_hz);
+  PalmDragField fluid;
+  KernelRenderer renderer(config);
+  EmulatedArray array(clock);
+  log_line(LogLevel::Info, "devices",
+           "emulated devices: scripted hand stirring at %d Hz, in-process array (FIFO 20 ms)",
+           config.tracker.rate_hz);
+
+  Pipeline pipeline(config, clock, PipelineParts{hand, fluid, renderer, array}, &status->region());
+  Recorder recorder(config, pipeline.links(), clock, &status->region());
+  control->set_recorder(&recorder);
+  pipeline.start_threads();
+  recorder.set_origin(pipeline.start_ns());
+  recorder.start_thread();
+
+  // Give the stage threads a moment to report their scheduling, then say once how it went.
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  const std::string rt_report = pipeline.rt_report();
+  if (!rt_report.empty()) {
+    if (config.rt.require) {
+      log_line(LogLevel::Error, "rt", "%s\n  refusing to start (rt.require = true)", rt_report.c_str());
+      pipeline.stop(200'000'000);
+      return kExitNoRealtime;
+    }
+    log_line(LogLevel::Warning, "rt", "%s", rt_report.c_str());
+  } else {
+    log_line(LogLevel::Info, "rt", "every loop runs with its configured SCHED_FIFO priority");
+  }
+  if (config.recorder.record_at_start) recorder.start();
+
+  status->set_state(status::DaemonState::Running);
+  notifier.ready(pipeline.status_line());
+  log_line(LogLevel::Info, "daemon", "ready; status at %s, control at %s", config.status.path.c_str(),
+           config.control.socket.c_str());
+
+  Supervisor supervisor(config, o.config_path, clock, pipeline, status.get(), signals, notifier,
+                        control.get());
+  if (!config.scene.file.empty()) {
+    const std::string why = supervisor.load_scene(config.scene.file);
+    if (!why.empty()) log_line(LogLevel::Warning, "config", "scene not loaded ('scene.file'): %s", why.c_str());
+  }
+  const bool faded = supervisor.run(static_cast<std::int64_t>(o.run_for_s * 1e9));
+  recorder.stop();
+  recorder.stop_thread();
+  array.status();  // bring the device model up to now for the final report
+  log_line(LogLevel::Info, "daemon", "stopped; array %s, %llu underruns, latency samples %llu",
+           array.output_intensity() == 0.0f ? "silent" : "NOT SILENT",
+           static_cast<unsigned long long>(pipeline.stream().underruns()),
+           static_cast<unsigned long long>(pipeline.stream().latency().count()));
+  if (!o.summary_path.empty()) {
+    std::string summary = pipeline.summary_json(clock.now_ns());
+    // Append the device's view of what it emitted at the end.
+    summary.pop_back();
+    summary += ",\"array_final\":{\"output_intensity\":" + std::to_string(array.output_intensity()) +
+               ",\"armed\":" + (array.status().armed ? "true" : "false") + ",\"faded_cleanly\":" +
+               (faded ? "true" : "false") + "}}";
+    if (!write_file(o.summary_path, summary))
+      log_line(LogLevel::Error, "daemon", "cannot write summary %s", o.summary_path.c_str());
+  }
+  return 0;
+}

@@ -1,0 +1,52 @@
+#include "daemon/pipeline/fluid_stage.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+namespace sonoflow::daemon {
+
+void FluidStage::tick(const rt::LoopTick&) noexcept {
+  if (links_.fluid_settings.fetch()) {
+    settings_ = links_.fluid_settings.read_slot();
+    model_.set_material(std::string_view(settings_.material.data(),
+                                         strnlen(settings_.material.data(), settings_.material.size())),
+                        settings_.tau_s, settings_.alpha);
+  }
+  while (links_.hands_to_fluid.ring.try_pop(newest_)) have_hand_ = true;
+  if (!have_hand_) return;
+
+  const std::int64_t start = clock_.now_ns();
+  ContactField& field = links_.field_to_haptic.write_slot();
+  FluidStepInfo info;
+  model_.step(newest_, static_cast<double>(period_ns_) * 1e-9, field, info);
+  step_time_.record(clock_.now_ns() - start);
+  ++frames_;
+  particles_ = info.particles;
+  if (!info.ok) {
+    ++errors_;  // an engine failure publishes nothing: the haptic side goes stale and fades
+    return;
+  }
+  samples_ = field.count;
+  if (links_.recording.load(std::memory_order_relaxed)) links_.trace_fields.push(field);
+  links_.field_to_haptic.publish();
+}
+
+void FluidStage::publish(status::StatusRegion& region, std::int64_t) noexcept {
+  status::FluidStatus s;
+  std::memcpy(s.material.data(), settings_.material.data(),
+              std::min(s.material.size() - 1, settings_.material.size()));
+  s.material.back() = '\0';
+  s.tau_s = settings_.tau_s;
+  s.alpha = settings_.alpha;
+  s.particles = particles_;
+  s.contact_samples = samples_;
+  s.frames = frames_;
+  const auto summary = rt::LatencySummary::of(step_time_);
+  s.step_p50_ns = summary.p50_ns;
+  s.step_p99_ns = summary.p99_ns;
+  s.step_max_ns = summary.max_ns;
+  s.engine_errors = errors_;
+  region.fluid.lock.store(s);
+}
+
+}  // namespace sonoflow::daemon

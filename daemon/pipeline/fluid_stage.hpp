@@ -1,0 +1,38 @@
+#pragma once
+// Fluid stage (90 Hz): steps the fluid with the newest hand frame and publishes the contact
+// field to the haptic thread. Applies live material changes between frames.
+#include "daemon/pipeline/interfaces.hpp"
+#include "daemon/pipeline/links.hpp"
+#include "daemon/pipeline/stage.hpp"
+#include "rt/clock.hpp"
+#include "rt/histogram.hpp"
+
+namespace sonoflow::daemon {
+
+class FluidStage final : public Stage {
+ public:
+  FluidStage(FluidModel& model, Links& links, rt::Clock& clock, std::int64_t period_ns)
+      : model_(model), links_(links), clock_(clock), period_ns_(period_ns) {}
+
+  status::Stage id() const noexcept override { return status::Stage::Fluid; }
+  std::int64_t period_ns() const noexcept override { return period_ns_; }
+  std::int64_t phase_ns() const noexcept override { return 300'000; }
+  void tick(const rt::LoopTick& tick) noexcept override;
+  void publish(status::StatusRegion& region, std::int64_t now_ns) noexcept override;
+
+  std::uint64_t frames() const noexcept { return frames_; }
+
+ private:
+  FluidModel& model_;
+  Links& links_;
+  rt::Clock& clock_;
+  std::int64_t period_ns_;
+  HandFrame newest_{};
+  bool have_hand_ = false;
+  FluidSettings settings_{};
+  std::uint64_t frames_ = 0, errors_ = 0;
+  std::uint32_t particles_ = 0, samples_ = 0;
+  rt::LatencyHistogram step_time_;
+};
+
+}  // namespace sonoflow::daemon

@@ -1,0 +1,70 @@
+#include "daemon/pipeline/haptic_stage.hpp"
+
+namespace sonoflow::daemon {
+
+HapticStage::HapticStage(HapticRenderer& renderer, Links& links, rt::Clock& clock,
+                         HapticTiming timing)
+    : renderer_(renderer), links_(links), clock_(clock), timing_(timing), safety_(timing.fade_ns) {
+  safety_.set_caps(settings_.max_intensity, settings_.max_total_power);
+}
+
+void HapticStage::tick(const rt::LoopTick& tick) noexcept {
+  const std::int64_t now = tick.wake_ns;
+  if (links_.haptic_settings.fetch()) {
+    settings_ = links_.haptic_settings.read_slot();
+    renderer_.set_mode(settings_.mode, settings_.am_frequency_hz, settings_.max_foci,
+                       settings_.stm_speed_m_s);
+    safety_.set_caps(settings_.max_intensity, settings_.max_total_power);
+  }
+  if (links_.hand_to_haptic.fetch()) have_hand_ = true;
+  const HandFrame& hand = links_.hand_to_haptic.read_slot();
+  const ContactField* field = nullptr;
+  if (links_.field_to_haptic.fetch()) {
+    field = &links_.field_to_haptic.read_slot();
+    field_arrival_ns_ = now;
+  }
+
+  const bool stopping = stopping_.load(std::memory_order_acquire);
+  const bool hand_fresh = have_hand_ && hand.hand_count > 0 &&
+                          now - hand.receive_time_ns <= timing_.stale_after_ns;
+  const bool field_fresh = field_arrival_ns_ >= 0 && now - field_arrival_ns_ <= timing_.stale_after_ns;
+  const bool fresh = hand_fresh && field_fresh;
+  if (was_fresh_ && !fresh) ++stale_fades_;
+  was_fresh_ = fresh;
+  safety_.set_target(fresh && !stopping && settings_.mode != HapticMode::Silent);
+
+  const std::int64_t block_time = tick.deadline_ns + timing_.lookahead_ns;
+  const std::int64_t solve_start = clock_.now_ns();
+  renderer_.render(field, hand, block_time, block_);
+  solve_time_.record(clock_.now_ns() - solve_start);
+
+  capped_ += safety_.apply(block_);
+  block_.sequence = ++blocks_;
+  block_.start_time_ns = block_time;
+  block_.hand_frame_id = have_hand_ ? hand.frame_id : 0;
+  block_.hand_capture_time_ns = have_hand_ ? hand.capture_time_ns : 0;
+  focal_points_ = block_.samples[kSamplesPerBlock - 1].count;
+  links_.blocks_to_stream.push(block_);
+  if (stopping && safety_.silent()) faded_out_.store(true, std::memory_order_release);
+}
+
+void HapticStage::publish(status::StatusRegion& region, std::int64_t) noexcept {
+  status::HapticStatus s;
+  s.mode = static_cast<std::uint32_t>(settings_.mode);
+  s.safety = safety_.silent()   ? status::SafetyState::Silent
+             : safety_.fading() ? status::SafetyState::Fading
+                                : status::SafetyState::Active;
+  s.focal_points = focal_points_;
+  s.peak_intensity = safety_.last_peak();
+  s.total_power = safety_.last_power();
+  s.blocks = blocks_;
+  s.capped_samples = capped_;
+  s.stale_fades = stale_fades_;
+  const auto summary = rt::LatencySummary::of(solve_time_);
+  s.solve_p50_ns = summary.p50_ns;
+  s.solve_p99_ns = summary.p99_ns;
+  s.solve_max_ns = summary.max_ns;
+  region.haptic.lock.store(s);
+}
+
+}  // namespace sonoflow::daemon

@@ -1,0 +1,91 @@
+#pragma once
+// The seams between the pipeline's stages and the components they drive. Each stage thread
+// owns one component and calls it only from that thread; the calls marked real-time safe must
+// not allocate, lock or block (they run in the 1 kHz haptic and the stream loops).
+//
+// Until the drivers (issue 3), fluid (issue 5) and haptics (issue 4) layers land, the daemon
+// runs stand-ins from daemon/standins/ behind these same seams; the pipeline does not know
+// which implementation it drives.
+#include <cstdint>
+#include <string_view>
+
+#include "kernels/types/contact_field.hpp"
+#include "kernels/types/focal_plan.hpp"
+#include "kernels/types/hand_pose.hpp"
+
+namespace sonoflow::daemon {
+
+// Tracker side, called by the tracker I/O thread.
+class HandSource {
+ public:
+  virtual ~HandSource() = default;
+  // Real-time safe, non-blocking: the next frame that arrived, if any.
+  virtual bool poll(HandFrame& out) noexcept = 0;
+  virtual bool connected() const noexcept = 0;
+  virtual double nominal_rate_hz() const noexcept = 0;
+};
+
+struct FluidStepInfo {
+  std::uint32_t particles = 0;
+  bool ok = true;  // false: the engine failed this frame (the field is not published)
+};
+
+// Fluid side, called by the fluid thread at fluid.rate_hz (not real-time critical, but it
+// must not block on anything but its own compute).
+class FluidModel {
+ public:
+  virtual ~FluidModel() = default;
+  // Steps one frame with the newest hand frame and fills `out` (out.count samples).
+  virtual void step(const HandFrame& newest, double frame_dt_s, ContactField& out,
+                    FluidStepInfo& info) noexcept = 0;
+  virtual void set_material(std::string_view name, double tau_s, double alpha) noexcept = 0;
+};
+
+// Haptic side, called by the 1 kHz haptic thread. Real-time safe.
+class HapticRenderer {
+ public:
+  virtual ~HapticRenderer() = default;
+  // Fills out.samples for the millisecond starting at block_time_ns (sample i plays at
+  // block_time_ns + i * 50 us). `field` is the newest ContactField, or null when none arrived
+  // since the last call; `pose` the newest hand frame. Sets out.mode. Intensities are before
+  // the pipeline's safety caps.
+  virtual void render(const ContactField* field, const HandFrame& pose, std::int64_t block_time_ns,
+                      FocalBlock& out) noexcept = 0;
+  virtual void set_mode(HapticMode mode, double am_frequency_hz, int max_foci,
+                        double stm_speed_m_s) noexcept = 0;
+};
+
+// What the stream thread knows about the array after its latest STATUS.
+struct ArrayLinkStatus {
+  bool connected = false;
+  bool armed = false;
+  std::uint32_t device_state = 0;     // drivers ArrayState (0 idle .. 4 fading)
+  std::uint64_t device_tick = 0;      // 40 kHz
+  std::uint32_t fifo_level = 0;       // samples queued
+  std::uint32_t fifo_depth = 0;
+  std::uint64_t underruns = 0;
+  std::uint64_t late_blocks = 0;
+};
+
+inline constexpr std::uint32_t kTicksPerSample = 2;  // 40 kHz ticks, 20 kHz samples
+inline constexpr std::uint32_t kTickHz = 40'000;
+
+// Array side, called by the stream thread. submit/status/mapping are real-time safe;
+// arm/disarm/reconnect may block and are called at start, stop and by the supervisor.
+class ArrayLink {
+ public:
+  virtual ~ArrayLink() = default;
+  // Queues one block of 20 samples to play from device tick start_tick. False when refused
+  // (not connected, not armed, or the FIFO is full); the caller counts it.
+  virtual bool submit(const FocalBlock& block, std::uint64_t start_tick) noexcept = 0;
+  virtual ArrayLinkStatus status() noexcept = 0;
+  // Host CLOCK_MONOTONIC <-> device tick, from the link's time sync.
+  virtual std::uint64_t host_to_tick(std::int64_t host_ns) const noexcept = 0;
+  virtual std::int64_t tick_to_host(std::uint64_t tick) const noexcept = 0;
+
+  virtual bool arm(std::uint8_t intensity_cap, std::uint16_t watchdog_ms) noexcept = 0;
+  virtual void disarm() noexcept = 0;  // silent at once
+  virtual bool reconnect() noexcept = 0;  // true when the device is back (then disarmed)
+};
+
+}  // namespace sonoflow::daemon

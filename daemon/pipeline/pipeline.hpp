@@ -1,0 +1,119 @@
+#pragma once
+// The pipeline: the four stages (tracker, fluid, haptic, stream), their links, and how they run.
+//
+// Two ways to run the same stages:
+//   - start_threads(): one thread per stage on the real clock, each a PeriodicLoop with the
+//     config's RT priority and CPU (falling back to normal scheduling, reported once);
+//   - run_virtual_until(): on a VirtualClock, every stage in deadline order on the caller's
+//     thread, so a test drives minutes of pipeline deterministically in seconds.
+// stop() fades the output to silence, stops the stages in order (tracker, fluid, haptic, then
+// the stream once the silent tail has played) and disarms the array: never left emitting.
+#include <array>
+#include <atomic>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "daemon/config/config.hpp"
+#include "daemon/pipeline/fluid_stage.hpp"
+#include "daemon/pipeline/haptic_stage.hpp"
+#include "daemon/pipeline/interfaces.hpp"
+#include "daemon/pipeline/links.hpp"
+#include "daemon/pipeline/stream_stage.hpp"
+#include "daemon/pipeline/tracker_stage.hpp"
+#include "rt/clock.hpp"
+#include "rt/periodic_loop.hpp"
+#include "rt/rt_thread.hpp"
+
+namespace sonoflow::daemon {
+
+struct PipelineParts {
+  HandSource& hands;
+  FluidModel& fluid;
+  HapticRenderer& renderer;
+  ArrayLink& array;
+};
+
+HapticSettings haptic_settings_from(const Config& config);
+FluidSettings fluid_settings_from(const Config& config);
+
+class Pipeline {
+ public:
+  static constexpr int kStages = 4;  // tracker, fluid, haptic, stream
+
+  // `status` may be null (no export). Allocates everything the stages will ever use.
+  Pipeline(const Config& config, rt::Clock& clock, PipelineParts parts,
+           status::StatusRegion* status);
+  ~Pipeline();
+  Pipeline(const Pipeline&) = delete;
+  Pipeline& operator=(const Pipeline&) = delete;
+
+  void start_threads();
+  void run_virtual_until(rt::VirtualClock& clock, std::int64_t until_ns);
+
+  // Fades to silence and stops in order. Threads: waits up to timeout_ns of real time.
+  // Virtual: advances the virtual clock up to timeout_ns. True when the fade completed.
+  bool stop(std::int64_t timeout_ns);
+  bool running() const noexcept { return started_ && !stopped_; }
+  std::int64_t start_ns() const noexcept { return start_ns_; }
+
+  // Supervisor thread: live keys (material, tau, alpha, mode, caps).
+  void apply_live_settings(const Config& config);
+  // Supervisor thread, at status rate: ring levels, heartbeat; true when every running
+  // stage ticked recently (the systemd watchdog is fed only then).
+  bool housekeeping(std::int64_t now_ns);
+  // One consolidated message when some stage did not get its RT scheduling; empty otherwise.
+  std::string rt_report() const;
+  bool degraded() const;
+
+  std::string summary_json(std::int64_t now_ns) const;
+  std::string status_line() const;  // for sd_notify STATUS=
+
+  Links& links() noexcept { return *links_; }
+  TrackerStage& tracker() noexcept { return *tracker_; }
+  FluidStage& fluid() noexcept { return *fluid_; }
+  HapticStage& haptic() noexcept { return *haptic_; }
+  StreamStage& stream() noexcept { return *stream_; }
+  const rt::PeriodicLoop& loop(int stage) const noexcept { return *slots_[stage].loop; }
+
+ private:
+  struct Slot {
+    Stage* stage = nullptr;
+    ThreadSettings sched;
+    std::unique_ptr<rt::PeriodicLoop> loop;
+    std::thread thread;
+    std::atomic<bool> stop{false};
+    std::atomic<bool> active{false};
+    std::atomic<std::int64_t> last_wake_ns{0};
+    std::atomic<std::uint64_t> ticks{0};
+    std::int64_t next_publish_ns = 0;
+    std::uint64_t window_ticks = 0;
+    std::int64_t window_start_ns = 0;
+    rt::RtSetupReport rt;
+    std::atomic<bool> rt_known{false};
+  };
+
+  void run_tick(Slot& slot, const rt::LoopTick& tick) noexcept;
+  void publish_loop(Slot& slot, std::int64_t now_ns) noexcept;
+  void stop_slot(Slot& slot);
+  // Advances until `done` or `timeout_ns` passes (virtual or real, as the pipeline runs).
+  template <typename Done>
+  bool wait_for(Done done, std::int64_t timeout_ns);
+
+  Config config_;
+  rt::Clock& clock_;
+  PipelineParts parts_;
+  status::StatusRegion* status_;
+  std::unique_ptr<Links> links_;
+  std::unique_ptr<TrackerStage> tracker_;
+  std::unique_ptr<FluidStage> fluid_;
+  std::unique_ptr<HapticStage> haptic_;
+  std::unique_ptr<StreamStage> stream_;
+  std::array<Slot, kStages> slots_;
+  std::int64_t publish_period_ns_;
+  std::int64_t start_ns_ = 0;
+  rt::VirtualClock* virtual_clock_ = nullptr;
+  bool started_ = false, threaded_ = false, stopped_ = false;
+};
+
+}  // namespace sonoflow::daemon

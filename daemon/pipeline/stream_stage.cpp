@@ -1,0 +1,113 @@
+#include "daemon/pipeline/stream_stage.hpp"
+
+#include <algorithm>
+
+namespace sonoflow::daemon {
+namespace {
+constexpr std::uint64_t kTicksPerBlock = kSamplesPerBlock * kTicksPerSample;  // 40
+}
+
+StreamStage::StreamStage(ArrayLink& link, Links& links, StreamSettings settings)
+    : link_(link), links_(links), settings_(settings) {}
+
+void StreamStage::send(const FocalBlock& block) noexcept {
+  // Blocks are consecutive milliseconds: keep their ticks contiguous, resyncing only when the
+  // haptic clock and the device clock drifted more than a block apart (or after a reconnect).
+  std::uint64_t tick = (link_.host_to_tick(block.start_time_ns) + 1) & ~std::uint64_t{1};
+  if (next_tick_ != 0 && tick + kTicksPerBlock > next_tick_ && tick < next_tick_ + kTicksPerBlock) {
+    tick = next_tick_;
+  }
+  if (!link_.submit(block, tick)) {
+    ++refused_;
+    return;
+  }
+  next_tick_ = tick + kTicksPerBlock;
+  ++blocks_sent_;
+  if (block.mode == HapticMode::Silent) ++silent_;
+  for (const FocalSample& s : block.samples)
+    for (int i = 0; i < s.count; ++i) window_peak_ = std::max(window_peak_, s.foci[i].intensity);
+  // Latency: the first block shaped by a new hand frame, from capture to its first sample.
+  if (block.hand_frame_id > latency_frame_id_ && block.hand_capture_time_ns > 0) {
+    latency_frame_id_ = block.hand_frame_id;
+    const std::int64_t latency = link_.tick_to_host(tick) - block.hand_capture_time_ns;
+    latency_.record(latency);
+    const std::int64_t bucket = latency / status::kLatencyBucketNs;
+    if (latency >= 0 && bucket < status::kLatencyBuckets) ++coarse_buckets_[bucket];
+    else ++coarse_overflow_;
+  }
+  if (links_.recording.load(std::memory_order_relaxed)) {
+    EmittedBlock& e = block_scratch_;
+    e.start_tick = tick;
+    e.block = block;
+    links_.trace_blocks.push(e);
+  }
+}
+
+void StreamStage::tick(const rt::LoopTick&) noexcept {
+  if (stopped_.load(std::memory_order_relaxed)) {
+    while (links_.blocks_to_stream.ring.try_pop(block_)) {
+    }
+    return;
+  }
+  const ArrayLinkStatus st = link_.status();
+  if (!st.connected) {
+    if (state_ == LinkState::Streaming) {
+      ++usb_errors_;
+      state_ = LinkState::Lost;
+      underrun_base_ += last_status_.underruns;
+    }
+    // Nothing to send to: discard so the haptic ring never backs up with stale output.
+    while (links_.blocks_to_stream.ring.try_pop(block_)) {
+    }
+    last_status_ = st;
+    last_status_.underruns = 0;
+    return;
+  }
+  if (state_ != LinkState::Streaming || !st.armed) {
+    if (link_.arm(settings_.intensity_cap, settings_.watchdog_ms)) {
+      if (state_ == LinkState::Lost) ++reconnects_;
+      state_ = LinkState::Streaming;
+      next_tick_ = 0;
+    }
+  }
+  last_status_ = st;
+  while (links_.blocks_to_stream.ring.try_pop(block_)) send(block_);
+
+  if (stopping_.load(std::memory_order_acquire) && st.fifo_level == 0 &&
+      links_.blocks_to_stream.ring.empty_estimate()) {
+    link_.disarm();
+    stopped_.store(true, std::memory_order_release);
+  }
+}
+
+void StreamStage::publish(status::StatusRegion& region, std::int64_t) noexcept {
+  status::ArrayStatus a;
+  a.connected = last_status_.connected ? 1 : 0;
+  a.device_state = last_status_.device_state;
+  a.fifo_level = last_status_.fifo_level;
+  a.fifo_depth = last_status_.fifo_depth;
+  a.lookahead_ns = static_cast<std::int64_t>(last_status_.fifo_level) * 1'000'000'000 / kStreamRateHz;
+  a.device_tick = last_status_.device_tick;
+  a.blocks_sent = blocks_sent_;
+  a.underruns = underrun_base_ + last_status_.underruns;
+  a.late_blocks = last_status_.late_blocks;
+  a.usb_errors = usb_errors_;
+  a.reconnects = reconnects_;
+  a.silent_blocks = silent_;
+  a.emitted_peak_intensity = window_peak_;
+  window_peak_ = 0;
+  region.array.lock.store(a);
+
+  status::LatencyStatus l;
+  const auto summary = rt::LatencySummary::of(latency_);
+  l.count = summary.count;
+  l.p50_ns = summary.p50_ns;
+  l.p99_ns = summary.p99_ns;
+  l.p999_ns = summary.p999_ns;
+  l.max_ns = summary.max_ns;
+  l.buckets = coarse_buckets_;
+  l.overflow = coarse_overflow_;
+  region.latency.lock.store(l);
+}
+
+}  // namespace sonoflow::daemon

@@ -1,0 +1,40 @@
+#include "daemon/pipeline/tracker_stage.hpp"
+
+namespace sonoflow::daemon {
+
+void TrackerStage::tick(const rt::LoopTick&) noexcept {
+  while (source_.poll(frame_)) {
+    ++frames_;
+    if (last_id_ != 0 && frame_.frame_id > last_id_ + 1) dropped_ += frame_.frame_id - last_id_ - 1;
+    if (hands_ > 0 && frame_.hand_count == 0) ++losses_;
+    last_id_ = frame_.frame_id;
+    hands_ = frame_.hand_count;
+    last_capture_ns_ = frame_.capture_time_ns;
+    if (!links_.hands_to_fluid.push(frame_)) ++dropped_;
+    links_.hand_to_haptic.write(frame_);
+    if (links_.recording.load(std::memory_order_relaxed)) links_.trace_hands.push(frame_);
+  }
+}
+
+void TrackerStage::publish(status::StatusRegion& region, std::int64_t now_ns) noexcept {
+  status::TrackerStatus s;
+  s.state = !source_.connected()  ? status::TrackerState::Absent
+            : frames_ == 0        ? status::TrackerState::Connecting
+            : hands_ == 0         ? status::TrackerState::Lost
+                                  : status::TrackerState::Streaming;
+  s.hands_visible = hands_;
+  if (window_start_ns_ >= 0 && now_ns > window_start_ns_) {
+    s.frame_rate_hz = static_cast<double>(frames_ - window_frames_) * 1e9 /
+                      static_cast<double>(now_ns - window_start_ns_);
+  }
+  window_start_ns_ = now_ns;
+  window_frames_ = frames_;
+  s.frames = frames_;
+  s.dropped_frames = dropped_;
+  s.tracking_losses = losses_;
+  s.last_frame_id = last_id_;
+  s.last_capture_ns = last_capture_ns_;
+  region.tracker.lock.store(s);
+}
+
+}  // namespace sonoflow::daemon

@@ -1,0 +1,83 @@
+#pragma once
+// The status file's two ends: StatusWriter (sonoflowd creates, maps read-write, publishes) and
+// StatusReader (monitors attach read-only). See status_layout.hpp for the layout and protocol.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <sys/types.h>
+
+#include "daemon/status/status_layout.hpp"
+
+namespace sonoflow::daemon::status {
+
+class StatusWriter {
+ public:
+  // Creates `path` (mode 0640) with a fresh generation: writes it under a temporary name in the
+  // same directory and renames it into place. Returns null and sets `error` on failure.
+  static std::unique_ptr<StatusWriter> create(const std::string& path, std::int64_t start_ns,
+                                              std::string& error);
+  ~StatusWriter();  // marks the region stopped and unlinks the file
+  StatusWriter(const StatusWriter&) = delete;
+  StatusWriter& operator=(const StatusWriter&) = delete;
+
+  // Writers publish through the sections (region().loops[i].lock.store(...) and so on); each
+  // section has one writing thread, named in status_layout.hpp.
+  StatusRegion& region() noexcept { return *region_; }
+  void heartbeat(std::int64_t now_ns) noexcept;
+  void set_state(DaemonState state) noexcept;
+  const std::string& path() const noexcept { return path_; }
+  std::uint64_t generation() const noexcept { return region_->header.generation; }
+
+ private:
+  StatusWriter(std::string path, StatusRegion* region) : path_(std::move(path)), region_(region) {}
+  std::string path_;
+  StatusRegion* region_;
+};
+
+// A consistent copy of every section, taken by a monitor.
+struct StatusSnapshot {
+  std::uint64_t generation = 0;
+  std::int32_t writer_pid = 0;
+  std::uint32_t degraded = 0;
+  DaemonState daemon_state = DaemonState::Stopped;
+  std::int64_t start_ns = 0, heartbeat_ns = 0;
+  std::string version;
+  std::array<LoopStatus, kStageCount> loops{};
+  TrackerStatus tracker;
+  FluidStatus fluid;
+  HapticStatus haptic;
+  ArrayStatus array;
+  RingStatus rings;
+  LatencyStatus latency;
+  RecorderStatus recorder;
+  bool torn = false;  // some section stayed busy through every retry (its copy is stale)
+};
+
+// Copies every section of `region` (used by readers and by the daemon's control socket).
+StatusSnapshot take_snapshot(const StatusRegion& region) noexcept;
+
+class StatusReader {
+ public:
+  // Opens read-only and maps PROT_READ. Refuses files that are too small, have the wrong
+  // magic, or need a newer reader.
+  static std::unique_ptr<StatusReader> attach(const std::string& path, std::string& error);
+  ~StatusReader();
+  StatusReader(const StatusReader&) = delete;
+  StatusReader& operator=(const StatusReader&) = delete;
+
+  StatusSnapshot snapshot() const noexcept;
+  std::uint64_t generation() const noexcept { return region_->header.generation; }
+  // True when the daemon restarted or the file was replaced: detach and attach again.
+  bool replaced() const noexcept;
+  const StatusRegion& region() const noexcept { return *region_; }
+
+ private:
+  StatusReader(std::string path, const StatusRegion* region, std::size_t size, ino_t inode)
+      : path_(std::move(path)), region_(region), size_(size), inode_(inode) {}
+  std::string path_;
+  const StatusRegion* region_;
+  std::size_t size_;
+  ino_t inode_;
+};
+
+}  // namespace sonoflow::daemon::status

@@ -1,0 +1,78 @@
+#pragma once
+// StreamPacer: decides when the stream thread sends the next 1 ms block and which device tick
+// it starts at, so the samples queued ahead of the array's playhead stay between a low and a
+// high water mark. Pure arithmetic on device ticks: real-time safe, no clock of its own.
+//
+// Typical stream-thread loop (every millisecond of host time):
+//
+//   const ClockMap map = array.clock_map();
+//   while (auto tick = pacer.next_block(map.device_at(clock.now_ns()))) {
+//     FocalBlock b = ...next millisecond of output...;
+//     b.start_time_ns = map.host_at(double(*tick));
+//     array.submit(b, *tick);
+//   }
+//
+// If the queue end has fallen behind the device's playhead (the thread stalled longer than the
+// queue), continuity is lost anyway: the pacer restarts low_water ticks ahead of now and counts
+// a resync. Call restart() when the driver's stream epoch changes (reconnect: the device tick
+// restarted).
+#include <cstdint>
+#include <optional>
+
+namespace sonoflow::drivers {
+
+struct PacerConfig {
+  std::uint32_t low_water_ticks = 120;   // 3 ms at 40 kHz
+  std::uint32_t high_water_ticks = 320;  // 8 ms
+  std::uint32_t block_ticks = 40;        // 20 samples every 2 ticks
+};
+
+struct PacerCounters {
+  std::uint64_t blocks = 0;
+  std::uint64_t resyncs = 0;           // queue end fell behind the playhead
+  std::uint64_t low_water_events = 0;  // dips below the low water mark
+};
+
+class StreamPacer {
+ public:
+  explicit StreamPacer(PacerConfig config = {}) noexcept : config_(config) {}
+
+  // Start tick of the next block if one is due at device time `device_now` (continuous
+  // ticks, e.g. ClockMap::device_at), else nullopt. Call until it returns nullopt.
+  std::optional<std::uint64_t> next_block(double device_now) noexcept {
+    const std::uint64_t now = device_now > 0 ? static_cast<std::uint64_t>(device_now) : 0;
+    if (!started_ || next_tick_ <= now) {
+      if (started_) ++counters_.resyncs;
+      started_ = true;
+      next_tick_ = now + config_.low_water_ticks;
+      below_low_ = false;
+    }
+    const std::uint64_t ahead = next_tick_ - now;
+    if (ahead < config_.low_water_ticks) {
+      if (!below_low_) ++counters_.low_water_events;
+      below_low_ = true;
+    } else {
+      below_low_ = false;
+    }
+    if (ahead >= config_.high_water_ticks) return std::nullopt;
+    const std::uint64_t start = next_tick_;
+    next_tick_ += config_.block_ticks;
+    ++counters_.blocks;
+    return start;
+  }
+
+  void restart() noexcept { started_ = false; }
+  // Device tick just past the last sample handed out.
+  std::uint64_t queue_end() const noexcept { return next_tick_; }
+  const PacerCounters& counters() const noexcept { return counters_; }
+  const PacerConfig& config() const noexcept { return config_; }
+
+ private:
+  PacerConfig config_;
+  PacerCounters counters_;
+  std::uint64_t next_tick_ = 0;
+  bool started_ = false;
+  bool below_low_ = false;
+};
+
+}  // namespace sonoflow::drivers

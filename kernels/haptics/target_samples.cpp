@@ -1,0 +1,107 @@
+#include "kernels/haptics/target_samples.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+
+#include <Eigen/Geometry>
+
+#include "kernels/types/eigen_bridge.hpp"
+
+namespace sonoflow::haptics {
+namespace {
+
+bool finite(const Vec3f& v) { return std::isfinite(v.x) && std::isfinite(v.y) && std::isfinite(v.z); }
+
+}  // namespace
+
+TargetSamples::TargetSamples(int capacity)
+    : position_(3, capacity),
+      field_position_(3, capacity),
+      offset_(3, capacity),
+      pressure_(capacity),
+      weight_(capacity),
+      joint_(capacity),
+      hand_(capacity) {}
+
+int TargetSamples::select(const ContactField& field, const TargetSelection& selection) {
+  size_ = 0;
+  field_sequence_ = field.sequence;
+  field_time_ns_ = field.time_ns;
+  const int count = static_cast<int>(std::min<std::uint32_t>(field.count, kMaxContactSamples));
+  int malformed = 0;
+  for (int i = 0; i < count && size_ < capacity(); ++i) {
+    const ContactSample& s = field.samples[static_cast<std::size_t>(i)];
+    if (!finite(s.position) || !finite(s.normal) || !finite(s.offset) ||
+        !std::isfinite(s.pressure) || !std::isfinite(s.weight) || s.joint >= kHandJointCount ||
+        s.hand >= kMaxHands) {
+      ++malformed;
+      continue;
+    }
+    const Eigen::Vector3f x = to_eigen(s.position);
+    const Eigen::Vector3f n = to_eigen(s.normal);
+    const Eigen::Vector3f to_array = selection.array_centre - x;
+    const float n_len = n.norm(), d_len = to_array.norm();
+    if (n_len <= 0) {
+      ++malformed;
+      continue;
+    }
+    if (d_len <= 0 || n.dot(to_array) <= selection.min_facing_cos * n_len * d_len) continue;
+    field_position_.col(size_) = x;
+    position_.col(size_) = x;
+    offset_.col(size_) = to_eigen(s.offset);
+    pressure_[size_] = std::max(s.pressure, 0.0f);
+    weight_[size_] = std::clamp(s.weight, 0.0f, 1.0f);
+    joint_[size_] = s.joint;
+    hand_[size_] = s.hand;
+    ++size_;
+  }
+  return malformed;
+}
+
+void TargetSamples::copy_from(const TargetSamples& other) {
+  const int n = std::min(other.size_, capacity());
+  size_ = n;
+  field_sequence_ = other.field_sequence_;
+  field_time_ns_ = other.field_time_ns_;
+  position_.leftCols(n) = other.position_.leftCols(n);
+  field_position_.leftCols(n) = other.field_position_.leftCols(n);
+  offset_.leftCols(n) = other.offset_.leftCols(n);
+  pressure_.head(n) = other.pressure_.head(n);
+  weight_.head(n) = other.weight_.head(n);
+  joint_.head(n) = other.joint_.head(n);
+  hand_.head(n) = other.hand_.head(n);
+}
+
+void TargetSamples::repose(const HandFrame& frame) {
+  // One rotation matrix per joint per hand, then a 3x3 multiply per sample.
+  std::array<std::array<Eigen::Matrix3f, kHandJointCount>, kMaxHands> rotation;
+  std::array<std::array<Eigen::Vector3f, kHandJointCount>, kMaxHands> origin;
+  std::array<std::array<bool, kHandJointCount>, kMaxHands> usable{};
+  const int hands = std::min<int>(frame.hand_count, kMaxHands);
+  for (int h = 0; h < hands; ++h) {
+    for (int j = 0; j < kHandJointCount; ++j) {
+      const JointPose& joint = frame.hands[std::size_t(h)].joints[std::size_t(j)];
+      Eigen::Quaternionf q = to_eigen(joint.orientation);
+      const float qn = q.norm();
+      const bool ok = joint.valid && finite(joint.position) && std::isfinite(qn) && qn > 1e-6f;
+      usable[std::size_t(h)][std::size_t(j)] = ok;
+      if (!ok) continue;
+      q.coeffs() /= qn;
+      rotation[std::size_t(h)][std::size_t(j)] = q.toRotationMatrix();
+      origin[std::size_t(h)][std::size_t(j)] = to_eigen(joint.position);
+    }
+  }
+  for (int i = 0; i < size_; ++i) {
+    const std::size_t h = hand_[i], j = joint_[i];
+    if (h < std::size_t(hands) && usable[h][j]) {
+      position_.col(i).noalias() = rotation[h][j] * offset_.col(i) + origin[h][j];
+    } else {
+      position_.col(i) = field_position_.col(i);
+    }
+  }
+}
+
+void TargetSamples::reset_pose() { position_.leftCols(size_) = field_position_.leftCols(size_); }
+
+}  // namespace sonoflow::haptics

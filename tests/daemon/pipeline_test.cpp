@@ -1,0 +1,210 @@
+// The whole pipeline (tracker, fluid, haptic, stream) on emulated devices and a virtual clock:
+// minutes of output run deterministically in seconds, with faults injected at exact instants.
+#include <gtest/gtest.h>
+
+#include <memory>
+
+#include "daemon/config/config.hpp"
+#include "daemon/pipeline/pipeline.hpp"
+#include "daemon/pipeline/kernel_renderer.hpp"
+#include "daemon/standins/emulated_array.hpp"
+#include "daemon/standins/palm_drag_field.hpp"
+#include "daemon/standins/scripted_hand.hpp"
+#include "daemon/status/status_layout.hpp"
+#include "tests/support/allocation_counter.hpp"
+
+namespace sonoflow::daemon {
+namespace {
+
+constexpr std::int64_t kMs = 1'000'000;
+constexpr std::int64_t kSec = 1'000'000'000;
+
+struct Rig {
+  explicit Rig(Config c = Config{})
+      : config(c),
+        clock(kSec),
+        hand(clock, config.tracker.rate_hz),
+        renderer(config),
+        array(clock),
+        status(std::make_unique<status::StatusRegion>()) {
+    pipeline = std::make_unique<Pipeline>(config, clock, PipelineParts{hand, fluid, renderer, array},
+                                          status.get());
+  }
+  void run_for(std::int64_t ns) { pipeline->run_virtual_until(clock, clock.now_ns() + ns); }
+  std::int64_t now() const { return clock.now_ns(); }
+
+  Config config;
+  rt::VirtualClock clock;
+  ScriptedHand hand;
+  PalmDragField fluid;
+  KernelRenderer renderer;
+  EmulatedArray array;
+  std::unique_ptr<status::StatusRegion> status;
+  std::unique_ptr<Pipeline> pipeline;
+};
+
+TEST(Pipeline, SixtySecondsOfStirringWithZeroUnderruns) {
+  Rig rig;
+  rig.run_for(60 * kSec);
+  const auto device = rig.array.status();
+  EXPECT_EQ(device.underruns, 0u);
+  EXPECT_EQ(device.late_blocks, 0u);
+  EXPECT_EQ(rig.pipeline->stream().refused_blocks(), 0u);
+  EXPECT_EQ(rig.pipeline->links().blocks_to_stream.drops.load(), 0u);
+  EXPECT_EQ(rig.pipeline->links().hands_to_fluid.drops.load(), 0u);
+  // Every millisecond of the minute was queued to the array, and it was rendering, not silent.
+  EXPECT_GE(rig.pipeline->stream().blocks_sent(), 59'990u);
+  EXPECT_GT(rig.array.sounding_samples(), 50u * 20'000u);
+  // Exact tick counts on the virtual clock: 1 kHz haptic; 90 Hz fluid whose first deadline is
+  // one period + 0.3 ms in (so its 5400th falls just after 60 s); 120 Hz tracker frames at
+  // 0, 8.33 ms, ..., 60 s inclusive.
+  EXPECT_EQ(rig.pipeline->loop(2).counters().ticks, 60'000u);
+  EXPECT_EQ(rig.pipeline->loop(1).counters().ticks, 5'399u);
+  EXPECT_EQ(rig.pipeline->tracker().frames(), 7'201u);
+  // Hand-to-array latency: lookahead 3 ms + up to one tracker frame of waiting + fluid frame.
+  const auto latency = rt::LatencySummary::of(rig.pipeline->stream().latency());
+  EXPECT_GT(latency.count, 7'000u);
+  EXPECT_GE(latency.p50_ns, 3 * kMs);
+  EXPECT_LT(latency.max_ns, 25 * kMs);
+}
+
+TEST(Pipeline, TrackingLossSilencesTheArrayWithin100Ms) {
+  Rig rig;
+  rig.run_for(3 * kSec);
+  ASSERT_GT(rig.array.output_intensity(), 0.0f);
+  const std::int64_t lost_at = rig.now();
+  rig.hand.set_hand_visible(false);
+  rig.run_for(500 * kMs);
+  rig.array.status();  // bring the device up to now
+  EXPECT_GT(rig.array.last_sound_host_ns(), lost_at - 5 * kMs);
+  EXPECT_LE(rig.array.last_sound_host_ns(), lost_at + 100 * kMs);
+  EXPECT_EQ(rig.array.output_intensity(), 0.0f);
+  EXPECT_EQ(rig.array.status().underruns, 0u);  // silence is sent, not starvation
+  // The hand comes back: output resumes.
+  rig.hand.set_hand_visible(true);
+  rig.run_for(500 * kMs);
+  EXPECT_GT(rig.array.last_sound_host_ns(), lost_at + 500 * kMs);
+}
+
+TEST(Pipeline, StalledTrackerSilencesTheArrayWithin100Ms) {
+  Rig rig;
+  rig.run_for(2 * kSec);
+  const std::int64_t stalled_at = rig.now();
+  rig.hand.set_stalled(true);
+  rig.run_for(300 * kMs);
+  rig.array.status();
+  EXPECT_GT(rig.array.last_sound_host_ns(), stalled_at - 10 * kMs);
+  EXPECT_LE(rig.array.last_sound_host_ns(), stalled_at + 100 * kMs);
+}
+
+TEST(Pipeline, UnplugFadesThenReconnectResumes) {
+  Rig rig;
+  rig.run_for(2 * kSec);
+  const std::int64_t unplugged_at = rig.now();
+  rig.array.unplug();
+  rig.run_for(500 * kMs);
+  // The device held its last sample for its watchdog (20 ms), then faded (5 ms).
+  EXPECT_EQ(rig.array.output_intensity(), 0.0f);
+  EXPECT_LE(rig.array.last_sound_host_ns(), unplugged_at + 3 * kMs + 20 * kMs + 5 * kMs + kMs);
+  EXPECT_EQ(rig.pipeline->stream().usb_errors(), 1u);
+  EXPECT_EQ(rig.pipeline->stream().reconnects(), 0u);
+
+  // Starved while unplugged: 20 ms of hold + 5 ms of fade, one underrun per sample slot.
+  const auto starved = rig.array.status().underruns;
+  EXPECT_EQ(starved, 500u);
+
+  const std::int64_t replugged_at = rig.now();
+  rig.array.replug();
+  rig.run_for(1 * kSec);
+  EXPECT_EQ(rig.pipeline->stream().reconnects(), 1u);
+  EXPECT_GT(rig.array.last_sound_host_ns(), replugged_at + 500 * kMs);
+  // After the resume, no new underruns.
+  EXPECT_EQ(rig.array.status().underruns, starved);
+}
+
+TEST(Pipeline, StopFadesToSilenceAndDisarms) {
+  Rig rig;
+  rig.run_for(2 * kSec);
+  ASSERT_GT(rig.array.output_intensity(), 0.0f);
+  const std::int64_t stop_at = rig.now();
+  EXPECT_TRUE(rig.pipeline->stop(200 * kMs));
+  const auto device = rig.array.status();
+  EXPECT_FALSE(device.armed);
+  EXPECT_EQ(rig.array.output_intensity(), 0.0f);
+  // Fade (20 ms) + lookahead (3 ms) + the tail draining: silent well within 100 ms.
+  EXPECT_LE(rig.array.last_sound_host_ns(), stop_at + 30 * kMs);
+  const auto played = rig.array.samples_played();
+  rig.clock.advance(kSec);
+  rig.array.status();
+  EXPECT_EQ(rig.array.samples_played(), played);  // nothing plays after the stop
+}
+
+TEST(Pipeline, IntensityAndPowerCapsHoldOnEverySample) {
+  Config c;
+  c.safety.max_intensity = 0.3;
+  Rig rig(c);
+  rig.run_for(3 * kSec);
+  EXPECT_GT(rig.array.peak_intensity_and_reset(), 0.2f);
+  rig.run_for(3 * kSec);
+  EXPECT_LE(rig.array.peak_intensity_and_reset(), 0.3f + 1e-6f);
+}
+
+TEST(Pipeline, LiveModeOffFadesToSilence) {
+  Rig rig;
+  rig.run_for(2 * kSec);
+  Config off = rig.config;
+  off.haptic.mode = "off";
+  const std::int64_t at = rig.now();
+  rig.pipeline->apply_live_settings(off);
+  rig.run_for(200 * kMs);
+  EXPECT_LE(rig.array.last_sound_host_ns(), at + 30 * kMs);
+}
+
+TEST(Pipeline, StagesPublishAdvancingStatus) {
+  Rig rig;
+  rig.run_for(1 * kSec);
+  status::LoopStatus first;
+  ASSERT_TRUE(rig.status->loops[2].lock.load(first));
+  rig.run_for(1 * kSec);
+  rig.pipeline->housekeeping(rig.now());
+  status::LoopStatus second;
+  ASSERT_TRUE(rig.status->loops[2].lock.load(second));
+  EXPECT_GT(second.ticks, first.ticks);
+  EXPECT_NEAR(second.rate_hz, 1000.0, 20.0);
+  status::ArrayStatus array;
+  ASSERT_TRUE(rig.status->array.lock.load(array));
+  EXPECT_EQ(array.connected, 1u);
+  EXPECT_GT(array.blocks_sent, 1900u);
+  status::TrackerStatus tracker;
+  ASSERT_TRUE(rig.status->tracker.lock.load(tracker));
+  EXPECT_EQ(tracker.state, status::TrackerState::Streaming);
+  EXPECT_NEAR(tracker.frame_rate_hz, 120.0, 2.0);
+  status::RingStatus rings;
+  ASSERT_TRUE(rig.status->rings.lock.load(rings));
+  EXPECT_EQ(rings.rings[1].capacity, 64u);
+}
+
+// The supervisor feeds the systemd watchdog only while housekeeping() says every stage ticked
+// recently: a pipeline whose stages stop running must withhold it.
+TEST(Pipeline, HeartbeatGoesStaleWhenStagesStopTicking) {
+  Rig rig;
+  rig.run_for(1 * kSec);
+  EXPECT_TRUE(rig.pipeline->housekeeping(rig.now()));
+  rig.clock.advance(150 * kMs);  // time passes, no stage runs
+  EXPECT_TRUE(rig.pipeline->housekeeping(rig.now()));  // within max(5 periods, 200 ms)
+  rig.clock.advance(100 * kMs);
+  EXPECT_FALSE(rig.pipeline->housekeeping(rig.now()));
+  rig.run_for(10 * kMs);  // they tick again
+  EXPECT_TRUE(rig.pipeline->housekeeping(rig.now()));
+}
+
+TEST(Pipeline, SteadyStateTicksNeverAllocate) {
+  Rig rig;
+  rig.run_for(1 * kSec);  // warm-up: first publications, first fields
+  test::AllocationScope scope;
+  rig.run_for(2 * kSec);
+  EXPECT_EQ(scope.allocations(), 0u);
+}
+
+}  // namespace
+}  // namespace sonoflow::daemon

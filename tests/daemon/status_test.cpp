@@ -1,0 +1,255 @@
+// The status file: its ABI is pinned, it is created 0640 and replaced atomically, monitors attach
+// read-only and refuse foreign files, and a monitor attaching mid-run sees consistent, advancing
+// counters while the writer keeps publishing.
+#include <gtest/gtest.h>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstddef>
+#include <cstdio>
+#include <fstream>
+#include <thread>
+
+#include "daemon/status/status_file.hpp"
+#include "daemon/status/status_format.hpp"
+
+namespace sonoflow::daemon::status {
+namespace {
+
+std::string temp_path(const char* name) {
+  return ::testing::TempDir() + name + std::to_string(getpid());
+}
+
+// Golden offsets: changing any of these is an ABI change (bump kAbiMajor or append instead).
+TEST(StatusLayout, SizesAndOffsetsArePinned) {
+  EXPECT_EQ(offsetof(StatusHeader, magic), 0u);
+  EXPECT_EQ(offsetof(StatusHeader, abi_major), 8u);
+  EXPECT_EQ(offsetof(StatusHeader, compat_major), 12u);
+  EXPECT_EQ(offsetof(StatusHeader, header_size), 16u);
+  EXPECT_EQ(offsetof(StatusHeader, total_size), 20u);
+  EXPECT_EQ(offsetof(StatusHeader, generation), 24u);
+  EXPECT_EQ(offsetof(StatusHeader, writer_pid), 32u);
+  EXPECT_EQ(offsetof(StatusHeader, start_monotonic_ns), 40u);
+  EXPECT_EQ(offsetof(StatusHeader, heartbeat_monotonic_ns), 48u);
+  EXPECT_EQ(offsetof(StatusHeader, daemon_state), 56u);
+  EXPECT_EQ(offsetof(StatusHeader, section_count), 60u);
+  EXPECT_EQ(offsetof(StatusHeader, sections), 64u);
+  EXPECT_EQ(offsetof(StatusHeader, version), 320u);
+  EXPECT_EQ(sizeof(StatusHeader), 4096u);
+  EXPECT_EQ(sizeof(SectionEntry), 16u);
+
+  EXPECT_EQ(sizeof(LoopStatus), 136u);
+  EXPECT_EQ(offsetof(LoopStatus, ticks), 16u);
+  EXPECT_EQ(offsetof(LoopStatus, rate_hz), 56u);
+  EXPECT_EQ(offsetof(LoopStatus, exec_max_ns), 128u);
+  EXPECT_EQ(sizeof(TrackerStatus), 56u);
+  EXPECT_EQ(sizeof(FluidStatus), 80u);
+  EXPECT_EQ(sizeof(HapticStatus), 72u);
+  EXPECT_EQ(sizeof(ArrayStatus), 88u);
+  EXPECT_EQ(sizeof(RingStatus), 160u);
+  EXPECT_EQ(sizeof(LatencyStatus), 304u);
+  EXPECT_EQ(sizeof(RecorderStatus), 104u);
+
+  EXPECT_EQ(offsetof(StatusRegion, loops), 4096u);
+  EXPECT_EQ(sizeof(Section<LoopStatus>), 192u);
+  EXPECT_EQ(offsetof(StatusRegion, tracker), 4096u + 7 * 192);
+  EXPECT_EQ(sizeof(StatusRegion), 6528u);
+}
+
+TEST(StatusFile, CreatedWithMode0640AndADirectory) {
+  const std::string path = temp_path("status_mode");
+  std::string error;
+  auto writer = StatusWriter::create(path, 1000, error);
+  ASSERT_TRUE(writer) << error;
+  struct stat st {};
+  ASSERT_EQ(stat(path.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0640u);
+
+  auto reader = StatusReader::attach(path, error);
+  ASSERT_TRUE(reader) << error;
+  const StatusHeader& h = reader->region().header;
+  EXPECT_EQ(h.magic, kMagic);
+  EXPECT_EQ(h.total_size, sizeof(StatusRegion));
+  EXPECT_EQ(h.writer_pid, getpid());
+  ASSERT_EQ(h.section_count, 8u);
+  EXPECT_EQ(h.sections[0].id, SectionId::Loops);
+  EXPECT_EQ(h.sections[0].count, kStageCount);
+  EXPECT_EQ(h.sections[0].offset, offsetof(StatusRegion, loops));
+  EXPECT_EQ(h.sections[1].offset, offsetof(StatusRegion, tracker));
+  EXPECT_EQ(h.sections[7].offset, offsetof(StatusRegion, recorder));
+}
+
+TEST(StatusFile, ExitRemovesTheFileAndMarksItStopped) {
+  const std::string path = temp_path("status_exit");
+  std::string error;
+  auto writer = StatusWriter::create(path, 0, error);
+  ASSERT_TRUE(writer) << error;
+  auto reader = StatusReader::attach(path, error);
+  ASSERT_TRUE(reader);
+  writer->set_state(DaemonState::Running);
+  EXPECT_EQ(reader->snapshot().daemon_state, DaemonState::Running);
+  writer.reset();
+  EXPECT_NE(access(path.c_str(), F_OK), 0);
+  EXPECT_EQ(reader->snapshot().daemon_state, DaemonState::Stopped);
+  EXPECT_TRUE(reader->replaced());
+}
+
+TEST(StatusFile, RestartGivesANewGenerationAndANewInode) {
+  const std::string path = temp_path("status_restart");
+  std::string error;
+  auto first = StatusWriter::create(path, 0, error);
+  auto reader = StatusReader::attach(path, error);
+  ASSERT_TRUE(reader);
+  const auto old_generation = reader->generation();
+  auto second = StatusWriter::create(path, 0, error);  // a new daemon replaces the file
+  ASSERT_TRUE(second) << error;
+  EXPECT_TRUE(reader->replaced());
+  EXPECT_NE(second->generation(), old_generation);
+  first.reset();  // the old daemon's exit must not remove the new daemon's file
+  EXPECT_EQ(access(path.c_str(), F_OK), 0);
+}
+
+TEST(StatusFile, ReaderRefusesForeignAndTruncatedFiles) {
+  const std::string path = temp_path("status_foreign");
+  {
+    std::ofstream f(path);
+    f << std::string(8192, 'x');
+  }
+  std::string error;
+  EXPECT_FALSE(StatusReader::attach(path, error));
+  EXPECT_NE(error.find("bad magic"), std::string::npos);
+  {
+    std::ofstream f(path);
+    f << "short";
+  }
+  EXPECT_FALSE(StatusReader::attach(path, error));
+  EXPECT_NE(error.find("too small"), std::string::npos);
+  EXPECT_FALSE(StatusReader::attach(path + ".missing", error));
+  std::remove(path.c_str());
+}
+
+// The reader's mapping is PROT_READ: a write through it would fault. We check the mapping's
+// protection in /proc/self/maps instead of crashing the test.
+TEST(StatusFile, MonitorMappingIsReadOnly) {
+  const std::string path = temp_path("status_ro");
+  std::string error;
+  auto writer = StatusWriter::create(path, 0, error);
+  auto reader = StatusReader::attach(path, error);
+  ASSERT_TRUE(reader);
+  const auto address = reinterpret_cast<std::uintptr_t>(&reader->region());
+  std::ifstream maps("/proc/self/maps");
+  std::string line;
+  bool found = false;
+  while (std::getline(maps, line)) {
+    unsigned long begin = 0, end = 0;
+    char perms[5] = {};
+    if (std::sscanf(line.c_str(), "%lx-%lx %4s", &begin, &end, perms) == 3 && address >= begin &&
+        address < end) {
+      found = true;
+      EXPECT_EQ(perms[0], 'r');
+      EXPECT_EQ(perms[1], '-') << line;
+    }
+  }
+  EXPECT_TRUE(found);
+}
+
+// A writer thread publishes loop and array sections whose fields are tied together; a monitor
+// attaching mid-run must only ever see tied values, and counters that never go backwards.
+TEST(StatusFile, MonitorAttachingMidRunSeesConsistentAdvancingCounters) {
+  const std::string path = temp_path("status_midrun");
+  std::string error;
+  auto writer = StatusWriter::create(path, 0, error);
+  ASSERT_TRUE(writer) << error;
+  std::atomic<bool> stop{false};
+  std::atomic<std::uint64_t> published{0};
+  std::thread producer([&] {
+    StatusRegion& r = writer->region();
+    for (std::uint64_t i = 1; !stop.load(std::memory_order_relaxed); ++i) {
+      LoopStatus loop;
+      loop.ticks = i;
+      loop.overruns = i / 3;
+      loop.wake_max_ns = static_cast<std::int64_t>(i * 7);
+      loop.exec_max_ns = static_cast<std::int64_t>(i * 11);
+      r.loops[2].lock.store(loop);
+      ArrayStatus array;
+      array.blocks_sent = i;
+      array.underruns = i / 5;
+      array.device_tick = i * 40;
+      r.array.lock.store(array);
+      writer->heartbeat(static_cast<std::int64_t>(i));
+      published.store(i, std::memory_order_relaxed);
+      std::this_thread::yield();  // still far faster than any real loop publishes
+    }
+  });
+  while (published.load() < 1000) std::this_thread::yield();
+
+  auto reader = StatusReader::attach(path, error);
+  ASSERT_TRUE(reader) << error;
+  std::uint64_t last_ticks = 0, last_blocks = 0;
+  int advanced = 0;
+  long torn = 0, consistent = 0;
+  // Read until the writer has been seen to advance a few times (it may be descheduled for a
+  // while on a loaded machine); the bound only keeps a broken writer from hanging the test.
+  for (long n = 0; (consistent < 20'000 || advanced < 3) && n < 50'000'000; ++n) {
+    if (n % 64 == 0) std::this_thread::yield();
+    const StatusSnapshot s = reader->snapshot();
+    // A writer hammering without pause can keep a section busy through every retry; the
+    // reader then says so (torn) instead of handing out a mixed copy. Skip those.
+    if (s.torn) {
+      ++torn;
+      continue;
+    }
+    ++consistent;
+    const LoopStatus& l = s.loops[2];
+    ASSERT_EQ(l.overruns, l.ticks / 3);
+    ASSERT_EQ(static_cast<std::uint64_t>(l.wake_max_ns), l.ticks * 7);
+    ASSERT_EQ(static_cast<std::uint64_t>(l.exec_max_ns), l.ticks * 11);
+    ASSERT_EQ(s.array.underruns, s.array.blocks_sent / 5);
+    ASSERT_EQ(s.array.device_tick, s.array.blocks_sent * 40);
+    ASSERT_GE(l.ticks, last_ticks);
+    ASSERT_GE(s.array.blocks_sent, last_blocks);
+    if (l.ticks > last_ticks) ++advanced;
+    last_ticks = l.ticks;
+    last_blocks = s.array.blocks_sent;
+  }
+  stop = true;
+  producer.join();
+  EXPECT_GT(advanced, 1);
+  EXPECT_GE(consistent, 20'000) << torn << " torn reads";
+}
+
+TEST(StatusFormat, JsonCarriesSchemaAndUnitsInKeys) {
+  StatusSnapshot s;
+  s.version = "0.1.0";
+  s.loops[2].ticks = 42;
+  s.loops[2].period_target_ns = 1'000'000;
+  s.array.underruns = 3;
+  const std::string json = to_json(s, 5'000'000'000);
+  EXPECT_NE(json.find("\"schema\":\"sonoflow.status\""), std::string::npos);
+  EXPECT_NE(json.find("\"name\":\"haptic\""), std::string::npos);
+  EXPECT_NE(json.find("\"period_ns\":1000000"), std::string::npos);
+  EXPECT_NE(json.find("\"underruns\":3"), std::string::npos);
+  EXPECT_NE(json.find("\"stale\":true"), std::string::npos);
+}
+
+TEST(StatusFormat, HumanDurationsPickAUnitAndNeverPrintNonsense) {
+  EXPECT_EQ(human_duration(850), "850ns");
+  EXPECT_EQ(human_duration(31'000), "31us");
+  EXPECT_EQ(human_duration(4'600'000), "4.60ms");
+  EXPECT_EQ(human_duration(1'200'000'000), "1.20s");
+  EXPECT_EQ(human_duration(-5), "n/a");
+}
+
+TEST(StatusFormat, StaleDaemonIsSaidOnScreen) {
+  StatusSnapshot s;
+  s.writer_pid = 1234;
+  s.daemon_state = DaemonState::Running;
+  s.heartbeat_ns = 0;
+  const std::string screen = to_screen(s, nullptr, 3'200'000'000);
+  EXPECT_NE(screen.find("STALE: no update from sonoflowd (pid 1234) for 3.20s"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace sonoflow::daemon::status
