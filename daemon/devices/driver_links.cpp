@@ -1,6 +1,7 @@
 #include "daemon/devices/driver_links.hpp"
 
 #include <cmath>
+#include <ctime>
 
 namespace sonoflow::daemon {
 
@@ -45,10 +46,18 @@ bool DriverArrayLink::arm(std::uint8_t, std::uint16_t) noexcept {
 void DriverArrayLink::disarm() noexcept {
   // DISARM first (silent at once), then stop the streams: the STATUS that reports the
   // disarmed state still arrives while the interrupt IN stream runs.
-  if (driver_.link_state() == drivers::LinkState::Streaming) {
-    (void)driver_.disarm();
-    driver_.stop_streaming();
+  if (driver_.link_state() != drivers::LinkState::Streaming) return;
+  if (driver_.disarm() == drivers::DriverError::Ok) {
+    // Wait (up to 100 ms) for the STATUS that shows it idle, so the last status says so.
+    const std::uint64_t seen = driver_.status_count();
+    drivers::ArrayStatus s;
+    for (int i = 0; i < 100; ++i) {
+      if (driver_.status_count() > seen + 1 && driver_.status(s) && s.state == drivers::ArrayState::Idle) break;
+      timespec pause{0, 1'000'000};
+      nanosleep(&pause, nullptr);
+    }
   }
+  driver_.stop_streaming();
 }
 
 bool DriverArrayLink::reconnect() noexcept {
