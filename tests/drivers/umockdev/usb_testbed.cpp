@@ -453,9 +453,12 @@ void UsbTestbed::plug(int port, emulator::UsbDevice& device) {
   // libusb opens the node without O_NOCTTY: if this process were a session leader without a
   // terminal it would adopt the pty and get SIGHUP at unplug. A throw-away process takes the
   // pty as its controlling terminal first (raw syscalls only: we are threaded and preloaded).
+  // The guard must hold no other descriptor: a copy of any port's pty master would keep that
+  // node from hanging up at its unplug (libusb would never see POLLERR).
   p->guard = fork();
   if (p->guard == 0) {
-    syscall(SYS_close, p->master_fd);
+    for (int fd = 3; fd < 4096; ++fd)
+      if (fd != slave) syscall(SYS_close, fd);
     syscall(SYS_setsid);
     syscall(SYS_ioctl, slave, TIOCSCTTY, 0);
     pause();  // until SIGHUP at unplug
@@ -504,6 +507,8 @@ void UsbTestbed::unplug(int port) {
         impl_->finish(*p, x, -ESHUTDOWN, 0);
       }
     }
+    // Reapable now (POLLOUT), whatever the hangup below does.
+    if (!p->done.empty() && tcflow(p->slave_fd, TCOON) == 0) p->ready = true;
   }
   umockdev_testbed_uevent(impl_->testbed, p->syspath.c_str(), "remove");  // hot-plug LEFT
   ::close(p->master_fd);  // the node hangs up: POLLERR|POLLHUP, libusb's disconnect path
