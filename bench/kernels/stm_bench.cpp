@@ -131,6 +131,8 @@ void render_tick(benchmark::State& state) {
   state.counters["us_p99"] = times.percentile(0.99);
   state.counters["us_p99_wall"] = times.wall_percentile(0.99);
   state.counters["plans_per_s_of_ticks"] = double(renderer->plans_completed()) / (double(tick) * 1e-3);
+  state.counters["handover_wait_ticks_per_plan"] =
+      double(renderer->handover_wait_ticks()) / double(std::max<std::uint64_t>(renderer->plans_completed(), 1));
 }
 
 void scenarios(benchmark::internal::Benchmark* b) {
