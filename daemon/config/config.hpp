@@ -53,6 +53,7 @@ struct Config {
     double am_frequency_hz = 200;
     int max_foci = 4;
     double stm_speed_m_s = 7.0;
+    double full_scale_pa = 400.0;     // contact pressure rendered at full intensity
   } haptic;
 
   struct Stream {

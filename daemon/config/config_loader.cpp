@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <set>
 #include <sstream>
 #include <toml++/toml.h>
@@ -236,6 +238,13 @@ std::string ConfigResult::error_report() const {
 }
 
 ConfigResult load_config_file(const std::string& path, const Config& base) {
+  if (std::FILE* f = std::fopen(path.c_str(), "r")) {
+    std::fclose(f);
+  } else {
+    ConfigResult result{base, {}};
+    result.errors.push_back(ConfigError{path, 0, 0, "", concat("cannot read config file: ", std::strerror(errno))});
+    return result;
+  }
   try {
     return load_table(toml::parse_file(path), path, base);
   } catch (const toml::parse_error& e) {

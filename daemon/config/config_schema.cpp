@@ -77,12 +77,15 @@ std::vector<KeyInfo> config_keys(Config& c) {
                       "haptic loop rate; one FocalBlock (1 ms of samples) per tick at 1000"));
   k.push_back(choice("haptic.mode", &c.haptic.mode, {"am", "stm", "off"}, live,
                      "rendering: amplitude modulation, spatiotemporal modulation, or silent"));
-  k.push_back(real("haptic.am_frequency_hz", &c.haptic.am_frequency_hz, 1, 1000, "Hz", live,
+  // The AM optimiser preallocates for its focus count and modulation: restart keys.
+  k.push_back(real("haptic.am_frequency_hz", &c.haptic.am_frequency_hz, 1, 1000, "Hz", restart,
                    "AM modulation frequency"));
-  k.push_back(integer("haptic.max_foci", &c.haptic.max_foci, 1, 8, "", live,
+  k.push_back(integer("haptic.max_foci", &c.haptic.max_foci, 1, 8, "", restart,
                       "most simultaneous AM focal points"));
   k.push_back(real("haptic.stm_speed_m_s", &c.haptic.stm_speed_m_s, 0.5, 20, "m/s", live,
                    "speed of the STM focal point along its path"));
+  k.push_back(real("haptic.full_scale_pa", &c.haptic.full_scale_pa, 1, 1e6, "Pa", restart,
+                   "contact pressure rendered at full intensity (square-root law)"));
 
   k.push_back(choice("stream.encoding", &c.stream.encoding, {"foci", "drive"}, restart,
                      "FOCI (the array solves phases) or DRIVE (256 phases per sample from here)"));

@@ -71,7 +71,7 @@ struct Links {
   // stages -> recorder (telemetry; only pushed while recording).
   CountedRing<HandFrame, 256> trace_hands;
   CountedRing<EmittedBlock, 256> trace_blocks;
-  CountedRing<ContactField, 4> trace_fields;
+  CountedRing<ContactField, 16> trace_fields;
   std::atomic<bool> recording{false};
 };
 

@@ -87,7 +87,6 @@ std::unique_ptr<StatusWriter> StatusWriter::create(const std::string& path, std:
   };
   h.section_count = 0;
   for (const auto& e : entries) h.sections[h.section_count++] = e;
-  std::atomic_thread_fence(std::memory_order_release);
 
   if (rename(temp.c_str(), path.c_str()) != 0) {
     error = errno_text("cannot move status file into place at", path);
@@ -171,12 +170,13 @@ bool StatusReader::replaced() const noexcept {
   return st.st_ino != inode_;
 }
 
-StatusSnapshot StatusReader::snapshot() const noexcept {
-  const StatusRegion& r = *region_;
+StatusSnapshot StatusReader::snapshot() const noexcept { return take_snapshot(*region_); }
+
+StatusSnapshot take_snapshot(const StatusRegion& r) noexcept {
   StatusSnapshot s;
   s.generation = r.header.generation;
   s.writer_pid = r.header.writer_pid;
-  s.degraded = r.header.degraded;
+  s.degraded = r.header.degraded.load(std::memory_order_relaxed);
   s.daemon_state = r.header.daemon_state.load(std::memory_order_acquire);
   s.start_ns = r.header.start_monotonic_ns;
   s.heartbeat_ns = r.header.heartbeat_monotonic_ns.load(std::memory_order_acquire);

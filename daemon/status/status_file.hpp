@@ -53,6 +53,9 @@ struct StatusSnapshot {
   bool torn = false;  // some section stayed busy through every retry (its copy is stale)
 };
 
+// Copies every section of `region` (used by readers and by the daemon's control socket).
+StatusSnapshot take_snapshot(const StatusRegion& region) noexcept;
+
 class StatusReader {
  public:
   // Opens read-only and maps PROT_READ. Refuses files that are too small, have the wrong

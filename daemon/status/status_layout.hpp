@@ -172,7 +172,7 @@ struct StatusHeader {
   std::uint32_t total_size = 0;
   std::uint64_t generation = 0;                     // random, new every start
   std::int32_t writer_pid = 0;
-  std::uint32_t degraded = 0;                       // 1 if any loop runs without asked RT
+  std::atomic<std::uint32_t> degraded{0};           // 1 if any loop runs without asked RT
   std::int64_t start_monotonic_ns = 0;
   std::atomic<std::int64_t> heartbeat_monotonic_ns{0};
   std::atomic<DaemonState> daemon_state{DaemonState::Starting};

@@ -6,7 +6,7 @@
 
 #include "daemon/config/config.hpp"
 #include "daemon/pipeline/pipeline.hpp"
-#include "daemon/standins/centroid_renderer.hpp"
+#include "daemon/pipeline/kernel_renderer.hpp"
 #include "daemon/standins/emulated_array.hpp"
 #include "daemon/standins/palm_drag_field.hpp"
 #include "daemon/standins/scripted_hand.hpp"
@@ -24,6 +24,7 @@ struct Rig {
       : config(c),
         clock(kSec),
         hand(clock, config.tracker.rate_hz),
+        renderer(config),
         array(clock),
         status(std::make_unique<status::StatusRegion>()) {
     pipeline = std::make_unique<Pipeline>(config, clock, PipelineParts{hand, fluid, renderer, array},
@@ -36,7 +37,7 @@ struct Rig {
   rt::VirtualClock clock;
   ScriptedHand hand;
   PalmDragField fluid;
-  CentroidRenderer renderer;
+  KernelRenderer renderer;
   EmulatedArray array;
   std::unique_ptr<status::StatusRegion> status;
   std::unique_ptr<Pipeline> pipeline;
@@ -181,6 +182,20 @@ TEST(Pipeline, StagesPublishAdvancingStatus) {
   status::RingStatus rings;
   ASSERT_TRUE(rig.status->rings.lock.load(rings));
   EXPECT_EQ(rings.rings[1].capacity, 64u);
+}
+
+// The supervisor feeds the systemd watchdog only while housekeeping() says every stage ticked
+// recently: a pipeline whose stages stop running must withhold it.
+TEST(Pipeline, HeartbeatGoesStaleWhenStagesStopTicking) {
+  Rig rig;
+  rig.run_for(1 * kSec);
+  EXPECT_TRUE(rig.pipeline->housekeeping(rig.now()));
+  rig.clock.advance(150 * kMs);  // time passes, no stage runs
+  EXPECT_TRUE(rig.pipeline->housekeeping(rig.now()));  // within max(5 periods, 200 ms)
+  rig.clock.advance(100 * kMs);
+  EXPECT_FALSE(rig.pipeline->housekeeping(rig.now()));
+  rig.run_for(10 * kMs);  // they tick again
+  EXPECT_TRUE(rig.pipeline->housekeeping(rig.now()));
 }
 
 TEST(Pipeline, SteadyStateTicksNeverAllocate) {

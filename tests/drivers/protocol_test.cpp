@@ -424,3 +424,45 @@ TEST(ArrayProtocol, MalformedControlPayloads) {
 
 }  // namespace
 }  // namespace sonoflow::drivers
+
+namespace sonoflow::drivers {
+namespace {
+
+// The test vectors of PROTOCOL.md section 6: firmware authors check their encoders against
+// these bytes, so the codecs must produce exactly them.
+TEST(ProtocolDocument, TestVectorsMatchTheCodecs) {
+  std::vector<std::uint8_t> buf(256);
+  FrameHeader h;
+  h.magic = kArrayMagic;
+  h.seq = 7;
+  h.session_id = 0x12345678;
+  ArrayTimePong pong;
+  pong.device_tick = 0x0102030405ull;
+  const std::vector<std::uint8_t> pong_bytes = {
+      0x48, 0x50, 0x41, 0x31, 0x01, 0x00, 0x18, 0x00, 0x13, 0x80, 0x00, 0x00, 0x07, 0x00, 0x00, 0x00,
+      0x08, 0x00, 0x00, 0x00, 0x78, 0x56, 0x34, 0x12, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00, 0x00, 0x00,
+      0x38, 0x89, 0xbc, 0x31};
+  std::size_t n = encode_message(std::span(buf), h, pong);
+  EXPECT_EQ(std::vector<std::uint8_t>(buf.begin(), buf.begin() + long(n)), pong_bytes);
+
+  FociBlock f;
+  f.n_samples = 1;
+  f.start_tick = 1'000'000;
+  f.tick_div = 2;
+  f.n_foci = 1;
+  f.samples[0][0] = {400, -800, 6000, 200, 0};
+  h.seq = 42;
+  const std::vector<std::uint8_t> foci_bytes = {
+      0x48, 0x50, 0x41, 0x31, 0x01, 0x00, 0x18, 0x00, 0x10, 0x01, 0x00, 0x00, 0x2a, 0x00, 0x00, 0x00,
+      0x18, 0x00, 0x00, 0x00, 0x78, 0x56, 0x34, 0x12, 0x10, 0x00, 0x01, 0x00, 0x40, 0x42, 0x0f, 0x00,
+      0x00, 0x00, 0x00, 0x00, 0x02, 0x01, 0x00, 0x00, 0x90, 0x01, 0xe0, 0xfc, 0x70, 0x17, 0xc8, 0x00,
+      0xbc, 0xfe, 0xdf, 0x50};
+  n = encode_message(std::span(buf), h, f);
+  EXPECT_EQ(std::vector<std::uint8_t>(buf.begin(), buf.begin() + long(n)), foci_bytes);
+  FociBlock back;
+  ASSERT_EQ(decode_message(foci_bytes, {kArrayMagic, 0x12345678}, back), CodecError::Ok);
+  EXPECT_EQ(back.samples[0][0], f.samples[0][0]);
+}
+
+}  // namespace
+}  // namespace sonoflow::drivers

@@ -1,0 +1,262 @@
+// sonoflowd: the sonoflow daemon. Loads and validates the config, exports live status, starts
+// the pipeline threads, and supervises them until a stop signal (or --run-for) fades the array
+// to silence. See daemon/supervisor/supervisor.hpp for the signals and the systemd protocol.
+//
+//   sonoflowd [--config FILE] [--emulate] [--run-for SECONDS] [--summary FILE.json]
+//   sonoflowd --replay TRACE [--summary FILE.json]
+//   sonoflowd --check-config [--config FILE]
+//
+// Exit status: 0 clean stop; 1 runtime failure; 2 usage; 69 a configured device is missing;
+// 73 the status file or control socket cannot be created; 77 rt.require and no SCHED_FIFO;
+// 78 invalid configuration.
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <memory>
+#include <optional>
+#include <string>
+#include <thread>
+
+#include "daemon/config/config_loader.hpp"
+#include "daemon/control/control_server.hpp"
+#include "daemon/devices/device_binding.hpp"
+#include "daemon/pipeline/kernel_renderer.hpp"
+#include "daemon/pipeline/pipeline.hpp"
+#include "daemon/recorder/recorder.hpp"
+#include "daemon/recorder/replay.hpp"
+#include "daemon/standins/palm_drag_field.hpp"
+#include "daemon/status/status_file.hpp"
+#include "daemon/supervisor/log.hpp"
+#include "daemon/supervisor/notifier.hpp"
+#include "daemon/supervisor/signals.hpp"
+#include "daemon/supervisor/supervisor.hpp"
+#include "daemon/version.hpp"
+#include "rt/rt_thread.hpp"
+
+namespace {
+
+using namespace sonoflow;
+using namespace sonoflow::daemon;
+
+constexpr int kExitUsage = 2;
+constexpr int kExitNoDevice = 69;
+constexpr int kExitCantCreate = 73;
+constexpr int kExitNoRealtime = 77;
+
+struct Options {
+  std::string config_path;
+  bool emulate = false;
+  double run_for_s = 0;
+  std::string summary_path;
+  std::string replay_path;
+  bool check_config = false;
+};
+
+void usage() {
+  std::fprintf(stderr,
+               "usage: sonoflowd [--config FILE] [--emulate] [--run-for SECONDS] [--summary FILE.json]\n"
+               "       sonoflowd --replay TRACE [--summary FILE.json]\n"
+               "       sonoflowd --check-config [--config FILE]\n"
+               "Default config: /etc/sonoflow/sonoflow.toml if present, else "
+               "/usr/share/sonoflow/sonoflow.toml, else built-in defaults.\n");
+}
+
+std::optional<Options> parse(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    const auto value = [&]() -> const char* { return i + 1 < argc ? argv[++i] : nullptr; };
+    const char* v = nullptr;
+    if (a == "--config" && (v = value())) o.config_path = v;
+    else if (a == "--emulate") o.emulate = true;
+    else if (a == "--run-for" && (v = value())) o.run_for_s = std::atof(v);
+    else if (a == "--summary" && (v = value())) o.summary_path = v;
+    else if (a == "--replay" && (v = value())) o.replay_path = v;
+    else if (a == "--check-config") o.check_config = true;
+    else if (a == "--version") {
+      std::printf("sonoflowd %s\n", kVersion);
+      std::exit(0);
+    } else {
+      return std::nullopt;
+    }
+  }
+  if (o.run_for_s < 0) return std::nullopt;
+  return o;
+}
+
+std::string default_config_path() {
+  for (const char* p : {"/etc/sonoflow/sonoflow.toml", "/usr/share/sonoflow/sonoflow.toml"}) {
+    if (access(p, R_OK) == 0) return p;
+  }
+  return {};
+}
+
+bool write_file(const std::string& path, const std::string& text) {
+  std::ofstream out(path);
+  out << text << "\n";
+  return static_cast<bool>(out);
+}
+
+int run_replay(const Options& o) {
+  log_line(LogLevel::Info, "replay", "replaying %s on a virtual clock", o.replay_path.c_str());
+  const ReplayResult r = replay_trace(o.replay_path, 100'000'000);
+  if (!r.error.empty()) {
+    log_line(LogLevel::Error, "replay", "%s", r.error.c_str());
+    return 1;
+  }
+  std::printf("replay: %llu recorded blocks, %llu compared (after 100 ms warm-up), %llu identical\n",
+              static_cast<unsigned long long>(r.recorded_blocks),
+              static_cast<unsigned long long>(r.compared),
+              static_cast<unsigned long long>(r.identical));
+  if (r.first_mismatch_ns >= 0)
+    std::printf("replay: first difference in the block starting at %lld ns\n",
+                static_cast<long long>(r.first_mismatch_ns));
+  if (!o.summary_path.empty()) write_file(o.summary_path, r.summary_json);
+  return r.ok ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const auto parsed = parse(argc, argv);
+  if (!parsed) {
+    usage();
+    return kExitUsage;
+  }
+  Options o = *parsed;
+  if (!o.replay_path.empty()) return run_replay(o);
+
+  if (o.config_path.empty()) o.config_path = default_config_path();
+  ConfigResult loaded;
+  if (!o.config_path.empty()) loaded = load_config_file(o.config_path);
+  if (!loaded.ok()) {
+    std::fputs(loaded.error_report().c_str(), stderr);
+    return kExitConfigInvalid;
+  }
+  if (o.check_config) {
+    std::printf("%s: configuration valid\n", o.config_path.empty() ? "built-in defaults" : o.config_path.c_str());
+    return 0;
+  }
+  Config config = loaded.config;
+  if (o.emulate) config.devices.emulate = true;
+
+  log_line(LogLevel::Info, "daemon", "sonoflowd %s starting; config: %s", kVersion,
+           o.config_path.empty() ? "built-in defaults" : o.config_path.c_str());
+  // Signals are blocked before any thread starts, so only the supervisor ever sees them.
+  SignalInbox signals;
+  const Notifier notifier;
+  if (config.rt.lock_memory) {
+    const auto lock = rt::lock_process_memory();
+    if (!lock.locked) log_line(LogLevel::Warning, "rt", "memory not locked: %s", lock.message.c_str());
+  }
+
+  rt::MonotonicClock clock;
+  std::string error;
+  auto status = status::StatusWriter::create(config.status.path, clock.now_ns(), error);
+  if (!status) {
+    log_line(LogLevel::Error, "status", "%s ('status.path')", error.c_str());
+    return kExitCantCreate;
+  }
+  auto control = ControlServer::open(config, error);
+  if (!control) {
+    log_line(LogLevel::Error, "control", "%s ('control.socket')", error.c_str());
+    return kExitCantCreate;
+  }
+  control->set_status(&status->region());
+
+  // The devices: emulated in-process (VirtualArray + VirtualTracker on the real clock) or USB.
+  std::unique_ptr<DeviceBinding> devices;
+  if (config.devices.emulate) {
+    devices = DeviceBinding::emulated(clock, config, true);
+  } else {
+    devices = DeviceBinding::usb(clock, config, error);
+    if (!devices) {
+      log_line(LogLevel::Error, "devices", "%s", error.c_str());
+      return kExitNoDevice;
+    }
+  }
+  if (const std::string failed = devices->bring_up(); !failed.empty()) {
+    log_line(LogLevel::Error, "devices",
+             "%s: the array (USB 1209:5F01%s%s) or tracker (1209:5F02) is missing or not answering; "
+             "'devices.emulate' = false needs both connected (or run with --emulate)",
+             failed.c_str(), config.devices.array_serial.empty() ? "" : ", serial ",
+             config.devices.array_serial.c_str());
+    return kExitNoDevice;
+  }
+  log_line(LogLevel::Info, "devices", "%s", devices->describe().c_str());
+  // The fluid engine (issue 5) is not wired yet: a palm-drag stand-in gives the contact field.
+  PalmDragField fluid;
+  KernelRenderer renderer(config);
+
+  Pipeline pipeline(config, clock,
+                    PipelineParts{devices->hand_source(), fluid, renderer, devices->array_link()},
+                    &status->region());
+  Recorder recorder(config, pipeline.links(), clock, &status->region());
+  control->set_recorder(&recorder);
+  pipeline.start_threads();
+  recorder.set_origin(pipeline.start_ns());
+  recorder.start_thread();
+
+  // Give the stage threads a moment to report their scheduling, then say once how it went.
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  const std::string rt_report = pipeline.rt_report();
+  if (!rt_report.empty()) {
+    if (config.rt.require) {
+      log_line(LogLevel::Error, "rt", "%s\n  refusing to start (rt.require = true)", rt_report.c_str());
+      pipeline.stop(200'000'000);
+      return kExitNoRealtime;
+    }
+    log_line(LogLevel::Warning, "rt", "%s", rt_report.c_str());
+  } else {
+    log_line(LogLevel::Info, "rt", "every loop runs with its configured SCHED_FIFO priority");
+  }
+  if (config.recorder.record_at_start) recorder.start();
+
+  status->set_state(status::DaemonState::Running);
+  notifier.ready(pipeline.status_line());
+  log_line(LogLevel::Info, "daemon", "ready; status at %s, control at %s", config.status.path.c_str(),
+           config.control.socket.c_str());
+
+  Supervisor supervisor(config, o.config_path, clock, pipeline, status.get(), signals, notifier,
+                        control.get());
+  supervisor.set_maintenance([&devices] { devices->maintain(); });
+  if (!config.scene.file.empty()) {
+    const std::string why = supervisor.load_scene(config.scene.file);
+    if (!why.empty()) log_line(LogLevel::Warning, "config", "scene not loaded ('scene.file'): %s", why.c_str());
+  }
+  const bool faded = supervisor.run(static_cast<std::int64_t>(o.run_for_s * 1e9));
+  // Give the array time to report its state after the disarm.
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  recorder.stop();
+  recorder.stop_thread();
+  // What the array is doing now that the pipeline stopped: the emulator's own state when
+  // emulated, else the array's last STATUS.
+  drivers::ArrayStatus final_status;
+  bool have_status = false;
+  if (auto* emulated = devices->emulated_devices()) {
+    emulated->with_array([&](drivers::emulator::VirtualArray& a) { final_status = a.status(); });
+    have_status = true;
+  } else {
+    have_status = devices->devices().array().status(final_status);
+  }
+  const bool silent = !have_status || final_status.state == drivers::ArrayState::Idle ||
+                      final_status.state == drivers::ArrayState::Armed;
+  log_line(LogLevel::Info, "daemon", "stopped; array %s (state %u), %llu underruns, latency samples %llu",
+           silent ? "silent" : "NOT SILENT", have_status ? static_cast<unsigned>(final_status.state) : 0u,
+           static_cast<unsigned long long>(pipeline.stream().underruns()),
+           static_cast<unsigned long long>(pipeline.stream().latency().count()));
+  if (!o.summary_path.empty()) {
+    std::string summary = pipeline.summary_json(clock.now_ns());
+    // Append the device's view of what it emitted at the end.
+    summary.pop_back();
+    summary += std::string(",\"array_final\":{\"silent\":") + (silent ? "true" : "false") +
+               ",\"state\":" + std::to_string(have_status ? static_cast<unsigned>(final_status.state) : 0u) +
+               ",\"faded_cleanly\":" + (faded ? "true" : "false") + "}}";
+    if (!write_file(o.summary_path, summary))
+      log_line(LogLevel::Error, "daemon", "cannot write summary %s", o.summary_path.c_str());
+  }
+  return 0;
+}

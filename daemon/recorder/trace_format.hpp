@@ -1,0 +1,59 @@
+#pragma once
+// The binary trace the recorder writes and --replay reads (file extension .sftrace).
+//
+//   TraceHeader (64 bytes), then records back to back, each a RecordHeader (32 bytes) and
+//   `size` payload bytes, padded to a multiple of 8.
+//
+// Payloads are the in-memory bytes of the kernels/types structs (little-endian, this build's
+// layout); the header stores each struct's size so a reader built with different types refuses
+// the file instead of misreading it. Every record carries a sequence number (gaps show lost
+// records) and a CRC-32C of its payload (a torn tail after a crash is detected and ignored).
+#include <cstdint>
+
+#include "kernels/types/contact_field.hpp"
+#include "kernels/types/focal_plan.hpp"
+#include "kernels/types/hand_pose.hpp"
+
+namespace sonoflow::daemon::trace {
+
+inline constexpr std::uint64_t kMagic = 0x3145434152544653ull;  // "SFTRACE1"
+inline constexpr std::uint32_t kVersion = 1;
+
+struct TraceHeader {
+  std::uint64_t magic = kMagic;
+  std::uint32_t version = kVersion;
+  std::uint32_t header_size = sizeof(TraceHeader);
+  std::int64_t start_ns = 0;             // pipeline clock when recording started
+  std::uint64_t session = 0;
+  std::uint32_t hand_frame_size = sizeof(HandFrame);
+  std::uint32_t contact_sample_size = sizeof(ContactSample);
+  std::uint32_t focal_block_size = sizeof(FocalBlock);
+  std::uint32_t reserved0 = 0;
+  std::uint64_t reserved1 = 0, reserved2 = 0;
+};
+static_assert(sizeof(TraceHeader) == 64);
+
+enum class RecordType : std::uint32_t {
+  Padding = 0,       // filler before the end of a direct-I/O block; skipped
+  Config = 1,        // the running config as TOML text
+  HandFrame = 2,     // a HandFrame as the tracker stage received it
+  ContactField = 3,  // ContactField header (32 bytes) + `count` ContactSamples
+  Block = 4,         // EmittedBlock: device start tick + the FocalBlock sent to the array
+  Status = 5,        // the status export as JSON (schema sonoflow.status), once a second
+};
+
+struct RecordHeader {
+  RecordType type = RecordType::Padding;
+  std::uint32_t size = 0;        // payload bytes, before padding
+  std::uint64_t sequence = 0;    // per file, from 1
+  std::int64_t time_ns = 0;      // pipeline clock of the event (capture/field/block time)
+  std::uint32_t crc = 0;         // CRC-32C of the payload
+  std::uint32_t reserved = 0;
+};
+static_assert(sizeof(RecordHeader) == 32);
+
+inline constexpr std::uint32_t kContactFieldHeaderSize = 32;  // sequence..count, padded
+
+inline constexpr std::uint32_t padded(std::uint32_t size) { return (size + 7u) & ~7u; }
+
+}  // namespace sonoflow::daemon::trace

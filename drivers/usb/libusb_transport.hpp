@@ -1,0 +1,111 @@
+#pragma once
+// LibusbTransport: a Transport on real libusb-1.0, asynchronous, with its own event thread.
+//
+// - The event thread (signals blocked) loops libusb_handle_events_timeout_completed with a
+//   short timeout; every transfer callback, and therefore every StreamHandler callback, runs on
+//   it. After each pass it fills idle OUT transfers from the handler (next_out) and submits them,
+//   so the stream thread never calls into libusb: it only pushes into the driver's ring.
+// - Streams keep `out_transfers` bulk OUT and `transfers` IN transfers per endpoint in flight,
+//   resubmitted from their callbacks (hackrf pattern: resubmit and cancel decisions are taken
+//   under one mutex, which only the event thread and the supervisor take, never the stream
+//   thread). stop_streams() cancels all and waits until every transfer has come back.
+// - A transfer that completes with NO_DEVICE (or a hot-plug LEFT for our device) means the device
+//   is gone: every other transfer is cancelled, the handler hears link_lost() once, and the
+//   transport reports closed. A hot-plug ARRIVED for the VID:PID is counted (stats().arrivals);
+//   device_present() enumerates, so the driver's maintain() can reconnect.
+// - Transfer buffers are allocated once per start_streams() (not per transfer) and zero-length
+//   timeouts are used for streaming; control transfers use libusb's synchronous API from the
+//   calling (supervisor) thread, which libusb supports alongside an event thread.
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "drivers/usb/transport.hpp"
+
+struct libusb_context;
+struct libusb_device;
+struct libusb_device_handle;
+struct libusb_transfer;
+
+namespace sonoflow::drivers::usb {
+
+struct DeviceMatch {
+  std::uint16_t vendor_id = 0;
+  std::uint16_t product_id = 0;
+  std::string serial;  // empty: any serial
+};
+
+struct LibusbOptions {
+  unsigned control_timeout_ms = 1000;
+  unsigned event_timeout_us = 500;  // event loop pass; bounds the latency of a queued OUT block
+};
+
+class LibusbTransport final : public Transport {
+ public:
+  // nullptr when libusb cannot be initialised.
+  static std::unique_ptr<LibusbTransport> create(DeviceMatch match, LibusbOptions options = {});
+  ~LibusbTransport() override;
+
+  TransferStatus open() override;
+  void close() noexcept override;
+  bool is_open() const noexcept override;
+  bool device_present() noexcept override;
+  TransferStatus control_in(std::uint8_t request, std::uint16_t value, std::uint16_t index,
+                            std::span<std::uint8_t> out, std::size_t& received) override;
+  TransferStatus control_out(std::uint8_t request, std::uint16_t value, std::uint16_t index,
+                             std::span<const std::uint8_t> data) override;
+  TransferStatus start_streams(const StreamSetup& setup) override;
+  void stop_streams() noexcept override;
+  TransferStatus clear_halt(std::uint8_t endpoint) override;
+  const TransportStats& stats() const noexcept override { return stats_; }
+
+  // Transfers currently submitted (0 after stop_streams() or a handled loss).
+  int in_flight() const noexcept { return stats_.in_flight.load(std::memory_order_acquire); }
+
+  // Called by libusb's hot-plug callback (event thread); not for other callers.
+  void note_hotplug(bool arrived, libusb_device* device) noexcept;
+
+ private:
+  struct Slot;  // one libusb_transfer with its buffer and role
+
+  LibusbTransport(libusb_context* ctx, DeviceMatch match, LibusbOptions options);
+  void event_loop() noexcept;
+  void fill_idle_out() noexcept;
+  bool submit_locked(Slot& slot) noexcept;
+  void on_complete(Slot& slot) noexcept;
+  void lose_device_locked() noexcept;
+  void cancel_all_locked() noexcept;
+  void free_slots() noexcept;
+  bool matches(libusb_device* dev, libusb_device_handle* handle) const;
+  static void transfer_callback(libusb_transfer* transfer);
+
+  libusb_context* ctx_;
+  DeviceMatch match_;
+  LibusbOptions options_;
+  libusb_device_handle* handle_ = nullptr;  // supervisor
+  libusb_device* device_ = nullptr;         // referenced while open
+  int hotplug_handle_ = 0;
+  bool hotplug_registered_ = false;
+
+  std::atomic<bool> open_{false};
+  std::atomic<bool> running_{true};
+  std::atomic<libusb_device*> watched_{nullptr};  // our open device, for hot-plug LEFT
+  std::atomic<bool> left_{false};                 // set by the hot-plug callback
+  std::thread event_thread_;
+
+  // Streams. `mutex_` orders submit/resubmit against cancel (event thread and supervisor).
+  std::mutex mutex_;
+  std::condition_variable all_reaped_;
+  bool streaming_ = false;
+  bool lost_ = false;
+  StreamSetup setup_;
+  std::vector<std::unique_ptr<Slot>> slots_;
+  TransportStats stats_;
+};
+
+}  // namespace sonoflow::drivers::usb
