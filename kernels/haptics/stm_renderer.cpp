@@ -45,7 +45,9 @@ void StmRenderer::render(const TargetSamples* new_samples, const HandFrame& fram
     replanning_ = true;
   }
   bool refined = false;
-  if (replanning_ && next_->advance(config_.replan_work_per_tick) && !player_.blending()) {
+  const bool plan_ready = replanning_ && next_->advance(config_.replan_work_per_tick);
+  if (plan_ready && player_.blending()) ++handover_wait_ticks_;
+  if (plan_ready && !player_.blending()) {
     // The new plan takes over where the hand is now.
     const RigidMotion motion = hand ? next_->motion(frame) : RigidMotion{};
     player_.hand_over(next_->result(), motion, config_.player);

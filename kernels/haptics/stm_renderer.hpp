@@ -62,6 +62,8 @@ class StmRenderer {
   const stm::PathPlayer& player() const { return player_; }
   const stm::ProStmPlanner& playing_planner() const { return *active_; }
   std::uint64_t plans_completed() const { return plans_completed_; }
+  // Ticks on which a finished plan waited for the previous hand-over blend to end.
+  std::uint64_t handover_wait_ticks() const { return handover_wait_ticks_; }
 
  private:
   StmConfig config_;
@@ -72,7 +74,7 @@ class StmRenderer {
   std::int64_t newest_field_time_ns_ = 0;
   bool have_field_ = false;
   StmTickStats stats_;
-  std::uint64_t sequence_ = 0, plans_completed_ = 0;
+  std::uint64_t sequence_ = 0, plans_completed_ = 0, handover_wait_ticks_ = 0;
 };
 
 }  // namespace sonoflow::haptics

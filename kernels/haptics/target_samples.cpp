@@ -11,7 +11,18 @@
 namespace sonoflow::haptics {
 namespace {
 
-bool finite(const Vec3f& v) { return std::isfinite(v.x) && std::isfinite(v.y) && std::isfinite(v.z); }
+// Coordinates beyond this (m) are not a hand above an array but a corrupt value; squaring one
+// would overflow the optimisers' distance sums.
+constexpr float kMaxCoordinate = 10.0f;
+// Likewise a pressure beyond 1 MPa (ten atmospheres on the skin) is corrupt, and would overflow
+// the weighted sums.
+constexpr float kMaxPressure = 1e6f;
+
+bool finite(const Vec3f& v) {
+  return std::isfinite(v.x) && std::isfinite(v.y) && std::isfinite(v.z) &&
+         std::abs(v.x) < kMaxCoordinate && std::abs(v.y) < kMaxCoordinate &&
+         std::abs(v.z) < kMaxCoordinate;
+}
 
 }  // namespace
 
@@ -33,7 +44,8 @@ int TargetSamples::select(const ContactField& field, const TargetSelection& sele
   for (int i = 0; i < count && size_ < capacity(); ++i) {
     const ContactSample& s = field.samples[static_cast<std::size_t>(i)];
     if (!finite(s.position) || !finite(s.normal) || !finite(s.offset) ||
-        !std::isfinite(s.pressure) || !std::isfinite(s.weight) || s.joint >= kHandJointCount ||
+        !std::isfinite(s.pressure) || s.pressure > kMaxPressure || !std::isfinite(s.weight) ||
+        s.joint >= kHandJointCount ||
         s.hand >= kMaxHands) {
       ++malformed;
       continue;

@@ -26,8 +26,9 @@ class TargetSamples {
  public:
   explicit TargetSamples(int capacity = static_cast<int>(kMaxContactSamples));
 
-  // Replaces the samples with the array-facing ones of `field`. Samples with a non-finite
-  // position, normal or pressure, a zero normal or a joint index out of range are dropped;
+  // Replaces the samples with the array-facing ones of `field`. Samples with a non-finite or
+  // absurd position, normal or pressure (beyond 10 m or 1 MPa), a zero normal or a joint or
+  // hand index out of range are dropped;
   // negative pressure is clamped to 0 (thesis 4.1.2); weight is clamped to [0, 1].
   // Returns the number dropped as malformed (not counting those that face away).
   int select(const ContactField& field, const TargetSelection& selection);

@@ -120,30 +120,36 @@ void PathPlayer::hand_over(const StmPlan& plan, const RigidMotion& motion,
     slot_[std::size_t(k)] = free;
   }
   // Blend time: the rendered point moves at v + beta' * gap at most, and a smoothstep's slope
-  // peaks at 1.5 / T, so T must be at least 1.5 * (largest gap during the blend) / v_extra. The
-  // gap is found by running each matched pair of foci forward over the candidate T (every
-  // 0.5 ms); T grows until it covers its own gap, or reaches handover_max_s.
+  // peaks at 1.5 / T, so T must be at least 1.5 * (largest gap during the blend) / v_extra.
+  // One pass runs each matched pair of foci forward to handover_max_s (every 0.5 ms) and keeps
+  // the running largest gap G(t); T is the first t >= handover_min_s with 1.5 G(t) / t <= v_extra.
   const float extra = std::max(config.handover_extra_speed_m_s, 1e-3f);
   const float t_min = std::max(config.handover_min_s, 1e-4f);
   const float t_max = std::max(config.handover_max_s, t_min);
   const float speed = std::isfinite(config.speed_m_s) ? std::max(config.speed_m_s, 0.0f) : 0.0f;
-  float duration = t_min;
-  for (int round = 0; round < 6; ++round) {
-    float gap = 0;
+  constexpr int kSteps = 200;
+  const float dt = t_max / float(kSteps);
+  std::array<Voice, kMaxRefinedPaths> a{}, b{};
+  for (int k = 0; k < nc; ++k) {
+    if (partner_[std::size_t(k)] >= 0) a[std::size_t(k)] = previous_voice_[std::size_t(partner_[std::size_t(k)])];
+    b[std::size_t(k)] = voice_[std::size_t(k)];
+  }
+  float duration = t_max, gap = 0;
+  for (int step = 0; step <= kSteps; ++step) {
+    const float t = dt * float(step);
     for (int k = 0; k < nc; ++k) {
       const int j = partner_[std::size_t(k)];
       if (j < 0) continue;
-      Voice a = previous_voice_[std::size_t(j)], b = voice_[std::size_t(k)];
-      for (float t = 0; t <= duration + 1e-6f; t += 0.5e-3f) {
-        const Eigen::Vector3f pa = previous_.paths[std::size_t(j)].point_at(a.s + a.dir * speed * t, a.segment);
-        const Eigen::Vector3f pb = current_.paths[std::size_t(k)].point_at(b.s + b.dir * speed * t, b.segment);
-        gap = std::max(gap, (pa - pb).norm());
-      }
+      Voice& va = a[std::size_t(k)];
+      Voice& vb = b[std::size_t(k)];
+      const Eigen::Vector3f pa = previous_.paths[std::size_t(j)].point_at(va.s + va.dir * speed * t, va.segment);
+      const Eigen::Vector3f pb = current_.paths[std::size_t(k)].point_at(vb.s + vb.dir * speed * t, vb.segment);
+      gap = std::max(gap, (pa - pb).norm());
     }
-    const float needed = 1.5f * gap / extra;
-    if (needed <= duration) break;
-    duration = std::min(needed * 1.05f, t_max);
-    if (duration >= t_max) break;
+    if (t >= t_min && 1.5f * gap <= extra * t) {
+      duration = t;
+      break;
+    }
   }
   blend_duration_s_ = duration;
   blend_elapsed_s_ = 0;

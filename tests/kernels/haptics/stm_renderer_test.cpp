@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "kernels/haptics/config_check.hpp"
 #include "kernels/haptics/haptic_renderer.hpp"
 #include "kernels/haptics/stm_renderer.hpp"
 #include "tests/kernels/haptics/plumes.hpp"
@@ -239,6 +240,34 @@ TEST(HapticRenderer, SwitchesModesAndNeverAllocatesPerTick) {
   one->samples[0].pressure = std::nanf("");
   renderer->render(one.get(), hand, 321 * kMs, block);
   EXPECT_EQ(renderer->malformed_samples(), 1);
+}
+
+TEST(ConfigCheck, DefaultsPassAndEachBadFieldIsNamed) {
+  EXPECT_TRUE(check_config({}).ok());
+  struct Case {
+    void (*spoil)(HapticConfig&);
+    const char* field;
+  };
+  const Case cases[] = {
+      {[](HapticConfig& c) { c.am.optimizer.max_foci = 9; }, "am.optimizer.max_foci"},
+      {[](HapticConfig& c) { c.am.optimizer.sigma_m = std::nanf(""); }, "am.optimizer.sigma_m"},
+      {[](HapticConfig& c) { c.am.modulation_hz = 0; }, "am.modulation_hz"},
+      {[](HapticConfig& c) { c.am.intensity.max_intensity = 1.5f; }, "am.intensity.max_intensity"},
+      {[](HapticConfig& c) { c.stm.player.intensity.full_scale_pa = 0; }, "stm.player.intensity.full_scale_pa"},
+      {[](HapticConfig& c) { c.stm.planner.max_paths = 0; }, "stm.planner.max_paths"},
+      {[](HapticConfig& c) { c.stm.planner.max_clusters = 500; }, "stm.planner.max_clusters"},
+      {[](HapticConfig& c) { c.stm.planner.weights.bending = -1; }, "stm.planner.weights"},
+      {[](HapticConfig& c) { c.stm.player.speed_m_s = INFINITY; }, "stm.player.speed_m_s"},
+      {[](HapticConfig& c) { c.stm.player.handover_max_s = 0.001f; }, "stm.player.handover_min_s/handover_max_s"},
+  };
+  for (const Case& k : cases) {
+    HapticConfig config;
+    k.spoil(config);
+    const ConfigIssue issue = check_config(config);
+    EXPECT_FALSE(issue.ok());
+    EXPECT_EQ(issue.field, k.field);
+    EXPECT_FALSE(issue.problem.empty());
+  }
 }
 
 }  // namespace
