@@ -5,6 +5,7 @@
 // (origin at the centre of the transducer surface, +z away from the array).
 #include <string>
 
+#include "kernels/fluid/media/media_config.hpp"
 #include "kernels/types/geometry.hpp"
 
 namespace sonoflow::fluid {
@@ -70,6 +71,9 @@ struct Material {
   float wall_friction = 0.0f;    // mu (position-level, static = kinetic)
   float wall_restitution = 0.0f; // 0..1
   float hand_friction = 0.0f;    // mu against the hand ghosts
+
+  // Issue 7 media: phases, per-particle viscosity, heat, density solver, collision, turbulence.
+  MediaSpec media;
 };
 
 // How the tracked hand becomes ghost particles and how its pressure is read out.

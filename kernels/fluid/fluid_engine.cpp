@@ -12,6 +12,7 @@
 #include "kernels/fluid/device/sim_params.hpp"
 #include "kernels/fluid/hand/hand_ghosts.hpp"
 #include "kernels/fluid/material.hpp"
+#include "kernels/fluid/media/media_system.hpp"
 
 namespace sonoflow::fluid {
 
@@ -69,6 +70,7 @@ struct FluidEngine::Impl {
   std::unique_ptr<Launcher> launch;
   NeighbourSearch search;
   ConstraintSets sets;
+  std::unique_ptr<MediaSystem> media;  // issue 7: phases, heat, viscosity, collisions, wind
   HandGhosts ghosts;
   SimParams params{};
   SimParams uploaded{};  // the copy the device reads (kept alive for non-blocking writes)
@@ -76,6 +78,7 @@ struct FluidEngine::Impl {
   float h = 0;
   float epsilon_scale = 0;  // rest-state sum |grad C|^2 (PBF denominator scale)
   float rest_neighbours = 1;
+  float laplacian_scale = 1;  // media: SPH Laplacian calibration on the rest lattice
   int num_cells = 0;
   std::uint64_t frame = 0;
   bool has_hand_lists = false;
@@ -202,6 +205,16 @@ void FluidEngine::Impl::fill_params(double frame_dt) {
   p.domain_max[0] = cfg.domain_max.x;
   p.domain_max[1] = cfg.domain_max.y;
   p.domain_max[2] = cfg.domain_max.z;
+  if (media) {
+    media->configure(m, h, p.rest_volume, epsilon_scale, p.dt);
+    s.media_fields = media->fields_active();
+    // Impulse collisions (media/collision.cl) replace the position-level wall friction and
+    // restitution.
+    if (m.media.collision.model == CollisionModel::Impulse) {
+      p.wall_friction = 0;
+      p.wall_restitution = 0;
+    }
+  }
 }
 
 Status FluidEngine::Impl::allocate() {
@@ -322,6 +335,9 @@ Status FluidEngine::Impl::calibrate() {
   }
   params.rest_volume = static_cast<float>(v0);
   epsilon_scale = static_cast<float>(sum_g2);
+  laplacian_scale = MediaSystem::calibrate_laplacian(std::span(offsets.data(), lattice),
+                                                     std::span(result.data(), lattice),
+                                                     static_cast<float>(v0), h);
 
   // Wall table by the trapezoid rule on the radial samples.
   const double ds = static_cast<double>(h) / kRadial;
@@ -407,6 +423,11 @@ Expected<std::unique_ptr<FluidEngine>> FluidEngine::create(const FluidConfig& co
     if (!kernel) return kernel.error();
     *k = kernel.value();
   }
+  auto media = MediaSystem::create(*m.rt, m.s, config);
+  if (!media) return media.error();
+  m.media = std::move(media.value());
+  m.media->set_laplacian_scale(m.laplacian_scale);
+  m.params_dirty = true;
   std::unique_ptr<FluidEngine> engine(new FluidEngine(std::move(impl)));
   if (auto err = engine->load_scene(Scene{})) return *err;
   return engine;
@@ -489,7 +510,7 @@ Status FluidEngine::load_scene(const Scene& scene) {
           const Vec3f& w = b.angular_velocity;
           const Vec3f vel{b.velocity.x + w.y * r.z - w.z * r.y, b.velocity.y + w.z * r.x - w.x * r.z,
                           b.velocity.z + w.x * r.y - w.y * r.x};
-          if (emit(std::span(&pos, 1), std::span(&vel, 1)) != 1)
+          if (emit(std::span(&pos, 1), std::span(&vel, 1), b.media) != 1)
             return FluidError{FluidErrc::CapacityExceeded,
                               "the scene needs more than max_particles = " +
                                   std::to_string(m.cfg.max_particles) + " particles"};
@@ -527,6 +548,11 @@ void FluidEngine::set_alpha(float alpha) {
 }
 
 int FluidEngine::emit(std::span<const Vec3f> positions, std::span<const Vec3f> velocities) {
+  return emit(positions, velocities, ParticleMedia{});
+}
+
+int FluidEngine::emit(std::span<const Vec3f> positions, std::span<const Vec3f> velocities,
+                      const ParticleMedia& media) {
   Impl& m = *impl_;
   int accepted = 0;
   for (std::size_t k = 0; k < positions.size(); ++k) {
@@ -541,6 +567,7 @@ int FluidEngine::emit(std::span<const Vec3f> positions, std::span<const Vec3f> v
     m.emit_x[e] = {p.x, p.y, p.z, 0};
     m.emit_v[e] = {v.x, v.y, v.z, 0};
     m.emit_id[e] = m.free_ids.back();
+    m.media->stage(e, media);
     m.free_ids.pop_back();
     ++accepted;
   }
@@ -563,6 +590,7 @@ void FluidEngine::Impl::apply_emissions() {
   launch->record(q.enqueueWriteBuffer(s.x.a, CL_FALSE, first * 16, k * 16, emit_x.data()));
   launch->record(q.enqueueWriteBuffer(s.v.a, CL_FALSE, first * 16, k * 16, emit_v.data()));
   launch->record(q.enqueueWriteBuffer(s.id.a, CL_FALSE, first * 4, k * 4, emit_id.data()));
+  media->upload(*launch, s.n, emit_count);
   launch->run(init_particles, emit_count, s.n, emit_count, s.id.a, s.flags.a, s.conf.a, s.anchor.a,
               s.bond_id.a, s.slot_of_id);
   s.n += emit_count;
@@ -603,10 +631,12 @@ void FluidEngine::Impl::substep(float s0, float s1) {
   L.fill(s.lambda_sum, static_cast<std::size_t>(s.n) * 4);
   L.fill(s.contact, static_cast<std::size_t>(s.n) * 16);
   search.build_lists(L, s);
+  media->begin_substep(L, s);
 
   SolverContext ctx{s, L, material};
   for (auto& set : sets)
     if (set->active(material)) set->begin_substep(ctx);
+  media->velocity_phase(L, s);
   for (auto& set : sets)
     if (set->active(material)) set->velocity_phase(ctx);
   for (int it = 0; it < material.iterations; ++it) {
@@ -623,6 +653,7 @@ void FluidEngine::Impl::substep(float s0, float s1) {
   }
   for (auto& set : sets)
     if (set->active(material)) set->end_substep(ctx);
+  media->end_substep(L, s);
 }
 
 void FluidEngine::step_frame(const HandFrame& newest, const HandFrame* previous, double frame_dt,
@@ -639,6 +670,7 @@ void FluidEngine::step_frame(const HandFrame& newest, const HandFrame* previous,
     m.fill_params(frame_dt);
     m.upload_params();
   }
+  m.media->begin_frame(L, m.s);
 
   // Removals and emissions queued since the last frame.
   if (m.remove_count > 0 && m.s.n > 0) {
@@ -683,6 +715,7 @@ void FluidEngine::step_frame(const HandFrame& newest, const HandFrame* previous,
   L.run(m.stats_kernel, kStatLanes, m.s.n, m.s.x.a, m.s.v.a, m.s.flags.a, m.s.density,
         m.s.nbr_count, m.s.lambda_sum, m.s.params, m.s.stats);
   L.record(q.enqueueReadBuffer(m.s.stats, CL_FALSE, 0, m.stats_host.size() * 4, m.stats_host.data()));
+  m.media->enqueue_stats(L, m.s);
   if (m.s.ng > 0) {
     L.record(q.enqueueReadBuffer(m.s.g_impulse, CL_FALSE, 0, static_cast<std::size_t>(m.s.ng) * 16,
                                  m.impulse_host.data()));
@@ -693,6 +726,7 @@ void FluidEngine::step_frame(const HandFrame& newest, const HandFrame* previous,
   stats = FluidStats{};
   stats.frame = m.frame;
   m.read_stats(stats);
+  m.media->read_stats(stats.media);
   out.count = 0;
   out.time_ns = newest.capture_time_ns;
   out.hand_frame_id = newest.frame_id;
@@ -825,6 +859,12 @@ void FluidEngine::read_particles(ParticleSnapshot& out) {
     q.enqueueReadBuffer(m.s.density, CL_TRUE, 0, n * 4, density.data());
     q.enqueueReadBuffer(m.s.lambda_sum, CL_TRUE, 0, n * 4, lsum.data());
   }
+  const bool media = m.s.media_fields && n > 0;
+  std::vector<Float4> phase(media ? n : 0), heat(media ? n : 0);
+  if (media) {
+    q.enqueueReadBuffer(m.s.phase.a, CL_TRUE, 0, n * 16, phase.data());
+    q.enqueueReadBuffer(m.s.heat.a, CL_TRUE, 0, n * 16, heat.data());
+  }
   std::vector<std::size_t> order;
   for (std::size_t i = 0; i < n; ++i)
     if (!(flags[i] & 1u)) order.push_back(i);
@@ -837,7 +877,24 @@ void FluidEngine::read_particles(ParticleSnapshot& out) {
     out.velocity.push_back({v[i].x, v[i].y, v[i].z});
     out.density.push_back(density[i]);
     out.pressure.push_back(to_pressure * lsum[i]);
+    if (media) {
+      out.fractions.push_back({phase[i].x, phase[i].y, phase[i].z, phase[i].w});
+      out.temperature.push_back(heat[i].y);
+      out.liquid_fraction.push_back(heat[i].z);
+      out.solid.push_back((flags[i] & 8u) != 0);
+    }
   }
+}
+
+void FluidEngine::set_heat_source(const HeatSource& source) { impl_->media->set_heat_source(source); }
+
+std::vector<Vec3f> FluidEngine::wind_at(std::span<const Vec3f> points) {
+  Impl& m = *impl_;
+  if (m.params_dirty) {
+    m.fill_params(m.params.dt > 0 ? m.params.dt * std::max(1, m.material.substeps) : 1.0 / 90.0);
+    m.upload_params();
+  }
+  return m.media->wind_at(*m.rt, *m.launch, points);
 }
 
 }  // namespace sonoflow::fluid
