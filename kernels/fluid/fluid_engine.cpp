@@ -427,6 +427,7 @@ Expected<std::unique_ptr<FluidEngine>> FluidEngine::create(const FluidConfig& co
   if (!media) return media.error();
   m.media = std::move(media.value());
   m.media->set_laplacian_scale(m.laplacian_scale);
+  m.fill_params(1.0 / 90.0);  // the media state of the scene's particles needs the material
   m.params_dirty = true;
   std::unique_ptr<FluidEngine> engine(new FluidEngine(std::move(impl)));
   if (auto err = engine->load_scene(Scene{})) return *err;
@@ -590,9 +591,9 @@ void FluidEngine::Impl::apply_emissions() {
   launch->record(q.enqueueWriteBuffer(s.x.a, CL_FALSE, first * 16, k * 16, emit_x.data()));
   launch->record(q.enqueueWriteBuffer(s.v.a, CL_FALSE, first * 16, k * 16, emit_v.data()));
   launch->record(q.enqueueWriteBuffer(s.id.a, CL_FALSE, first * 4, k * 4, emit_id.data()));
-  media->upload(*launch, s.n, emit_count);
   launch->run(init_particles, emit_count, s.n, emit_count, s.id.a, s.flags.a, s.conf.a, s.anchor.a,
               s.bond_id.a, s.slot_of_id);
+  media->upload(*launch, s.n, emit_count);  // after init_particles: it may flag solids
   s.n += emit_count;
   emit_count = 0;
   // The writes read emit_* until they execute; the next emit happens after the frame's finish.

@@ -8,6 +8,10 @@
 //          + lambda_i (sum_g V_g grad W_ig + sum_w grad psi(d_w))
 //
 // with C clamped at 0 (the constraint only pushes apart, so the free surface does not clump)
+// Particles of different mass (media: liquids of different density, frozen solids) move in
+// proportion to their inverse-mass weight w = rho_ref / rho0 (0 for a solid, which keeps no
+// constraint of its own): |grad_k C_i|^2 terms and dx_i are weighted by w, the relaxation by
+// the particle's compliance scale (media_weight = (w, scale); (1, 1) without media).
 // and s_corr = -k (W(r) / W(dq))^n the tensile correction. The lambdas of the iterations of a
 // substep sum to the pressure p = -rho0 sum(kappa lambda) / dt^2 (see pbf_lambda).
 
@@ -16,7 +20,7 @@ __kernel void pbf_lambda(int n, __global const float4* x, __global const uint* f
                          __global const uint* gnbr, __global const uint* gcount,
                          __global const float4* xg, __global const float* gvol, P_CONST P,
                          __global float* density, __global float* lambda,
-                         __global float* lambda_sum) {
+                         __global float* lambda_sum, __global const float2* weight) {
   const int i = get_global_id(0);
   if (i >= n) return;
   if (flags[i] & FLAG_DEAD) {
@@ -37,7 +41,7 @@ __kernel void pbf_lambda(int n, __global const float4* x, __global const uint* f
     sum_w += kernel_w(r2, P);
     const float3 g = v0 * kernel_grad(r, r2, P);
     grad_i += g;
-    sum_grad2 += dot(g, g);
+    sum_grad2 += weight[j].x * dot(g, g);
     kappa -= dot(r, g);
   }
   float volume = v0 * sum_w;
@@ -53,8 +57,9 @@ __kernel void pbf_lambda(int n, __global const float4* x, __global const uint* f
     }
   }
   density[i] = volume * P->rest_density;
-  const float c = fmax(volume - 1.0f, 0.0f);
-  const float l = -c / (dot(grad_i, grad_i) + sum_grad2 + P->epsilon);
+  const float2 wi = weight[i];
+  const float c = wi.x > 0.0f ? fmax(volume - 1.0f, 0.0f) : 0.0f;
+  const float l = -c / (wi.x * dot(grad_i, grad_i) + sum_grad2 + wi.y * P->epsilon);
   lambda[i] = l;
   // Pressure bookkeeping: the sweep moves particles by kappa grad(lambda), kappa = the share
   // of a linear field's gradient this neighbourhood recovers, so p = -rho0 sum(kappa lambda)/dt^2.
@@ -70,11 +75,13 @@ __kernel void pbf_apply(int n, __global const float4* x, __global float4* x_out,
                         __global const uint* gcount, __global const float4* xg,
                         __global const float4* gnormal, __global const float* gvol,
                         __global const float* lambda, P_CONST P, __global float4* contact,
-                        __global float4* ghost_contact) {
+                        __global float4* ghost_contact, __global const float2* weight) {
   const int i = get_global_id(0);
   if (i >= n) return;
-  if (flags[i] & FLAG_DEAD) {
+  const float wi = weight[i].x;
+  if ((flags[i] & FLAG_DEAD) || wi == 0.0f) {  // dead, or a solid: stays where it is
     x_out[i] = x[i];
+    ghost_contact[i] = (float4)(0.0f, 0.0f, 0.0f, as_float(INVALID_INDEX));
     return;
   }
   const float3 xi = x[i].xyz;
@@ -104,7 +111,7 @@ __kernel void pbf_apply(int n, __global const float4* x, __global float4* x_out,
     wall_volume(xi, P, &wv, &wg);
     dx += li * wg;
   }
-  float3 p = xi + dx;
+  float3 p = xi + wi * dx;
 
   // One-sided contact: the deepest ghost within the contact radius pushes the particle out.
   const float rr = P->contact_radius;

@@ -39,6 +39,14 @@ __kernel void thermal_reset(int n, __global float4* heat, __global uint* flags, 
   flags[i] = f;
 }
 
+// Emitted particles in slots [first, first + count): frozen if their enthalpy says solid.
+__kernel void thermal_init(int first, int count, __global const float4* heat, __global uint* flags) {
+  const int k = get_global_id(0);
+  if (k >= count) return;
+  const int i = first + k;
+  if (heat[i].z <= 0.0f) flags[i] |= FLAG_SOLID;
+}
+
 // Clears the solid flag (a material without heat).
 __kernel void thermal_clear(int n, __global uint* flags) {
   const int i = get_global_id(0);

@@ -7,8 +7,8 @@
 // volumes V0 = m / rho this is dH_i/dt = (2 k V0 / rho_i) sum_j (T_i - T_j) F_ij.
 //
 // Heat input: a Gaussian surface source (the arc), q(r) = 3 P / (pi r_b^2) exp(-3 r^2 / r_b^2)
-// W/m^2 at distance r from the gun's axis, on the particles it sees: no neighbour lies between
-// them and the gun. Each takes q times its area V0^(2/3). Hot particles emitted by the gun are
+// W/m^2 at distance r from the gun's axis, on the particles it sees: no neighbour lies on the
+// line of sight between them and the gun. Each takes q times its area V0^(2/3). Hot particles emitted by the gun are
 // the other source (FluidEngine::emit with a temperature).
 //
 // Phase change by enthalpy (latent heat over the mushy zone, thermal_state in media_common.cl);
@@ -30,13 +30,16 @@ __kernel void heat_conduct(int n, __global const float4* x, __global const uint*
   float acc = 0.0f;
   bool exposed = true;
   const float3 dir = (float3)(M->src_dir[0], M->src_dir[1], M->src_dir[2]);
-  const float above = 0.5f * P->particle_radius * 2.0f;  // half a particle spacing
+  const float spacing = 2.0f * P->particle_radius;
   const uint cnt = min(ncount[i], (uint)P->max_neighbours);
   for (uint k = 0; k < cnt; ++k) {
     const uint j = NBR(nbr, i, k, n, P->max_neighbours);
     const float3 r = xi - x[j].xyz;
     acc += (ti - heat_in[j].y) * pair_laplacian(r, dot(r, r), P, M);
-    if (dot(r, dir) > above) exposed = false;  // j lies between i and the gun
+    // j hides i from the gun if it lies on i's line of sight (within a particle's width).
+    const float ahead = dot(r, dir);  // r = x_i - x_j: > 0 when j is nearer the gun
+    if (ahead > 0.25f * spacing && dot(r, r) - ahead * ahead < 0.5625f * spacing * spacing)
+      exposed = false;
   }
   const float rho = M->ref_density;
   float dH = P->dt * (2.0f * M->conductivity * P->rest_volume / rho) * acc;

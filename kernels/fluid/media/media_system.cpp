@@ -33,7 +33,8 @@ Expected<std::unique_ptr<MediaSystem>> MediaSystem::create(const ClRuntime& rt, 
       {&m->phase_k_, "thermal_phase"},          {&m->visc_k_, "viscosity_sweep"},
       {&m->visc_reaction_k_, "viscosity_ghost_reaction"},
       {&m->wind_k_, "wind_apply"},              {&m->wind_probe_k_, "wind_probe"},
-      {&m->save_k_, "collision_save"},          {&m->collide_k_, "collision_response"}};
+      {&m->save_k_, "collision_save"},          {&m->collide_k_, "collision_response"},
+      {&m->init_k_, "thermal_init"}};
   for (auto [k, name] : kernels) {
     auto kernel = rt.kernel(name);
     if (!kernel) return kernel.error();
@@ -184,9 +185,10 @@ void MediaSystem::configure(const Material& m, float h, float rest_volume, float
   p.spook_cg = ds.method == SpookMethod::ConjugateGradient ? 1 : 0;
   (void)dt;
 
-  // Transitions between materials.
-  if (t.enabled && !spec_.thermal.enabled) thermal_pending_ = true;
-  if (!t.enabled && spec_.thermal.enabled) clear_solids_ = true;
+  // Transitions between materials (the live particles of the old one get a thermal state).
+  if (configured_ && t.enabled && !spec_.thermal.enabled) thermal_pending_ = true;
+  if (configured_ && !t.enabled && spec_.thermal.enabled) clear_solids_ = true;
+  configured_ = true;
   spec_ = md;
   fields_ = md.phases.count > 0 || t.enabled;
   active_ = fields_ || p.viscosity_on || p.collision || p.wind;
@@ -287,6 +289,7 @@ void MediaSystem::upload(Launcher& launch, int first, int count) {
   const auto bytes = static_cast<std::size_t>(count) * 16;
   launch.record(q.enqueueWriteBuffer(s_->phase.a, CL_FALSE, off, bytes, stage_phase_.data()));
   launch.record(q.enqueueWriteBuffer(s_->heat.a, CL_FALSE, off, bytes, stage_heat_.data()));
+  if (params_.thermal) launch.run(init_k_, count, first, count, s_->heat.a, s_->flags.a);
 }
 
 // ---- per frame and per substep ----------------------------------------------------------------

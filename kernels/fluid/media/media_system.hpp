@@ -81,6 +81,7 @@ class MediaSystem {
   float laplacian_scale_ = 1.0f;
   bool active_ = false;
   bool fields_ = false;
+  bool configured_ = false;
   bool thermal_pending_ = false;   // reset every particle's enthalpy at the next frame
   bool clear_solids_ = false;      // clear FLAG_SOLID at the next frame
   bool weights_uniform_ = false;   // media_weight holds (1, 1) everywhere
@@ -88,7 +89,7 @@ class MediaSystem {
   HeatSource source_;
 
   cl::Kernel weights_k_, reset_k_, clear_k_, stats_k_, diffuse_k_, conduct_k_, phase_k_,
-      visc_k_, visc_reaction_k_, wind_k_, wind_probe_k_, save_k_, collide_k_;
+      visc_k_, visc_reaction_k_, wind_k_, wind_probe_k_, save_k_, collide_k_, init_k_;
   cl::Buffer params_buf_, mu_, ustar_, vpred_, wind_grid_, stats_buf_;
   int wind_capacity_ = 0;  // grid points the wind buffer holds
   int wind_points_ = 0;
