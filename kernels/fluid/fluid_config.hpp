@@ -53,6 +53,7 @@ struct Material {
   float beta = 5.0f;           // Jacobi relaxation beta / n_i (n_i floored at the rest count)
   int velocity_iterations = 4; // linear Jacobi sweeps of the velocity phase (0: position-only PBD)
   bool corotation = true;      // best-fit rotation in the position-level constraint (3.14-3.16)
+  float yield = 0.3f;          // largest stored deformation |Q - I| (beyond it Q yields)
   float chebyshev = 0.0f;      // spectral radius estimate for Chebyshev-accelerated velocity
                                // sweeps (Wang 2015) when tau = 0 and alpha <= 0.01;
                                // 0: plain Jacobi (thesis)
@@ -77,6 +78,8 @@ struct HandCoupling {
   float ghost_spacing = 0.0f;       // m between ghosts on a capsule surface (0: particle spacing)
   float contact_radius = 0.0f;      // m, one-sided fluid-ghost distance R (0: 0.5 x spacing)
   bool density_coupling = true;     // ghosts add boundary density (Akinci 2012) to the fluid
+  bool viscous_coupling = false;    // ghosts take part in the conformation constraints (no-slip
+                                    // hand; with alpha = 0 stiff enough to destabilise)
   Vec3f array_position{0, 0, 0};    // ghosts whose normal faces this point give samples
   float teleport_distance = 0.15f;  // m; a joint jumping farther between frames is re-placed,
                                     // not swept through the fluid

@@ -99,7 +99,9 @@ struct FluidEngine::Impl {
       : cfg(c),
         material(c.material),
         ghosts(c.max_ghosts,
-               c.hand.ghost_spacing > 0 ? c.hand.ghost_spacing : c.particle_spacing) {}
+               c.hand.ghost_spacing > 0 ? c.hand.ghost_spacing : c.particle_spacing) {
+    material.name.reserve(64);  // set_material copies names without allocating
+  }
 
   void fill_params(double dt);
   Status allocate();
@@ -186,6 +188,9 @@ void FluidEngine::Impl::fill_params(double frame_dt) {
   p.hand_friction = m.hand_friction;
   p.contact_radius = cfg.hand.contact_radius > 0 ? cfg.hand.contact_radius : 0.5f * d;
   p.density_coupling = cfg.hand.density_coupling ? 1 : 0;
+  p.ghost_viscosity = cfg.hand.viscous_coupling ? 1 : 0;
+  p.conformation_yield = m.yield;
+  s.ghost_viscosity = cfg.hand.viscous_coupling;
   const float br = m.bond_radius * h;
   p.bond_radius2 = br * br;
   p.bond_on_speed = m.bond_on_speed;

@@ -63,7 +63,9 @@ typedef struct {
   float domain_min[3];
   float rest_neighbours;
   float domain_max[3];
-  float pad2;
+  int ghost_viscosity;
+  float conformation_yield;
+  float pad3[3];
   Shape shapes[MAX_SHAPES];
   float wall_psi[WALL_TABLE];
   float wall_area[WALL_TABLE];

@@ -135,7 +135,7 @@ __kernel void conf_vel_lambda(int n, __global const float4* x, __global const fl
     diag += voigt_sym_diag(g);
     g_sum += g;
   }
-  const uint gc = min(gcount[i], (uint)P->max_ghost_neighbours);
+  const uint gc = P->ghost_viscosity ? min(gcount[i], (uint)P->max_ghost_neighbours) : 0u;
   for (uint k = 0; k < gc; ++k) {
     const uint gi = NBR(gnbr, i, k, n, P->max_ghost_neighbours);
     const float3 r = xi - xg[gi].xyz;
@@ -170,7 +170,7 @@ inline float3 conf_correction(int i, int n, float3 xi, float vi_vol, float8 dli,
     const float3 g = kernel_grad(r, dot(r, r), P);
     d += voigt_sym_t(g, -particle_volume(density[j], P) * dli - vi_vol * dlambda[j]);
   }
-  const uint gc = min(gcount[i], (uint)P->max_ghost_neighbours);
+  const uint gc = P->ghost_viscosity ? min(gcount[i], (uint)P->max_ghost_neighbours) : 0u;
   for (uint k = 0; k < gc; ++k) {
     const uint gi = NBR(gnbr, i, k, n, P->max_ghost_neighbours);
     const float3 r = xi - xg[gi].xyz;
@@ -313,7 +313,7 @@ __kernel void conf_pos_lambda(int n, __global const float4* x, __global const fl
     diag += voigt_sym_diag(g);
     g_sum += g;
   }
-  const uint gc = min(gcount[i], (uint)P->max_ghost_neighbours);
+  const uint gc = P->ghost_viscosity ? min(gcount[i], (uint)P->max_ghost_neighbours) : 0u;
   for (uint k = 0; k < gc; ++k) {
     const uint gi = NBR(gnbr, i, k, n, P->max_ghost_neighbours);
     const float3 r = xi - xg[gi].xyz;
@@ -479,5 +479,10 @@ __kernel void conf_update(int n, __global const float4* x, __global const float4
   }
   float8 out = (float8)(sol[0], sol[1], sol[2], sol[3], sol[4], sol[5], 0.0f, 0.0f);
   if (any(isnan(out)) || any(isinf(out))) out = voigt_identity();
+  // Yield: the stored deformation |Q - I| is capped, so a hand that keeps forcing an elastic
+  // material deforms it plastically instead of winding up an unbounded restoring demand.
+  const float8 dev = out - voigt_identity();
+  const float norm = sqrt(dot(dev.lo, dev.lo) + dot(dev.hi.s01, dev.hi.s01));
+  if (norm > P->conformation_yield) out = voigt_identity() + dev * (P->conformation_yield / norm);
   conf[i] = out;
 }

@@ -44,8 +44,8 @@ __kernel void build_neighbours(int nq, __global const float4* xq, __global const
   count[i] = k;
 }
 
-// Ghost volumes (Akinci et al. 2012): V_g = 1 / sum_k W(x_g - x_k) over the ghosts near g,
-// so a single layer of ghosts acts as a boundary of the right density whatever its sampling.
+// Ghost volumes (after Akinci et al. 2012): V_g = 1 / (2 sum_k W(x_g - x_k)) over the ghosts near
+// g, so a single layer of ghosts acts as a boundary of the right density whatever its sampling.
 __kernel void ghost_volume(int ng, __global const float4* xg, __global const uint* gflags,
                            __global const uint* cell_start, __global const uint* perm,
                            P_CONST P, __global float* volume) {
@@ -73,5 +73,8 @@ __kernel void ghost_volume(int ng, __global const float4* xg, __global const uin
       }
     }
   }
-  volume[g] = sum > 0.0f ? 1.0f / sum : 0.0f;
+  // Half of Akinci's volume: a ghost layer then stands for a half-space of fluid at its own
+  // surface (sum V_g W = 1/2 there), like the walls' table psi(0) = 1/2, instead of pushing the
+  // fluid away as if the hand were a full layer of fluid thicker.
+  volume[g] = sum > 0.0f ? 0.5f / sum : 0.0f;
 }
