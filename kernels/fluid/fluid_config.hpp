@@ -53,7 +53,7 @@ struct Material {
   float beta = 5.0f;           // Jacobi relaxation beta / n_i (n_i floored at the rest count)
   int velocity_iterations = 4; // linear Jacobi sweeps of the velocity phase (0: position-only PBD)
   bool corotation = true;      // best-fit rotation in the position-level constraint (3.14-3.16)
-  float yield = 0.3f;          // largest stored deformation |Q - I| (beyond it Q yields)
+  float yield = 1.0f;          // largest stored deformation |Q - I| (beyond it Q yields)
   float chebyshev = 0.0f;      // spectral radius estimate for Chebyshev-accelerated velocity
                                // sweeps (Wang 2015) when tau = 0 and alpha <= 0.01;
                                // 0: plain Jacobi (thesis)
