@@ -42,8 +42,7 @@ struct Material {
   // PBF density constraint (Macklin & Mueller 2013).
   float relaxation = 0.01f;    // epsilon as a fraction of the rest-state denominator sum |grad C|^2
   float scorr_k = 0.01f;       // tensile correction k, relative to the rest-state denominator
-  float scorr_dq = 0.2f;       // delta q as a fraction of h
-  int scorr_n = 4;
+  float scorr_dq = 0.2f;       // delta q as a fraction of h (the exponent n is 4, Macklin's)
   float xsph = 0.0f;           // XSPH velocity smoothing c (0 disables)
   float vorticity = 0.0f;      // vorticity confinement epsilon, m/s^2 scale (0 disables)
 

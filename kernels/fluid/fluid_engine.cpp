@@ -174,7 +174,7 @@ void FluidEngine::Impl::fill_params(double frame_dt) {
     }
     p.scorr_inv_wdq = wdq > 0 ? 1.0f / wdq : 0.0f;
   }
-  p.scorr_n = m.scorr_n;
+  p.scorr_n = 4;
   const bool clay = m.model == MaterialModel::Clay;
   // Clay viscosity is the conformation constraint with tau = alpha = 0 (thesis 6.1.2).
   p.tau = clay ? 0.0f : m.tau;
@@ -366,7 +366,7 @@ Expected<std::unique_ptr<FluidEngine>> FluidEngine::create(const FluidConfig& co
 
   // GPUs read neighbour lists strided (coalesced), CPUs contiguous (cache lines).
   auto options = [&config](const ClDeviceInfo& dev) {
-    std::string o = "-cl-std=CL1.2 -cl-denorms-are-zero -DMAX_BONDS=" + std::to_string(kMaxBonds);
+    std::string o = "-cl-std=CL1.2 -cl-denorms-are-zero -cl-mad-enable -cl-unsafe-math-optimizations -DMAX_BONDS=" + std::to_string(kMaxBonds);
     if (config.kernel == SmoothingKernel::CubicSpline) o += " -DKERNEL_CUBIC";
     if (dev.is_gpu) o += " -DNBR_STRIDED";
     return o;

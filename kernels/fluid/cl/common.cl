@@ -81,36 +81,46 @@ typedef struct {
 
 // ---- smoothing kernels (support radius h) ---------------------------------------------------
 
-// W(r) from r^2; 0 outside the support.
+// W(r) from r^2; 0 outside the support. Both kernels are written without branches (clamps and
+// selects) so the neighbour loops that call them stay vectorisable.
 inline float kernel_w(float r2, P_CONST P) {
-  if (r2 >= P->h2) return 0.0f;
 #ifdef KERNEL_CUBIC
   const float q = sqrt(r2) / P->h;
-  if (q <= 0.5f) return P->w_norm * (6.0f * q * q * (q - 1.0f) + 1.0f);
-  const float a = 1.0f - q;
-  return P->w_norm * 2.0f * a * a * a;
+  const float a = fmax(1.0f - q, 0.0f);
+  const float inner = 6.0f * q * q * (q - 1.0f) + 1.0f;
+  return P->w_norm * select(2.0f * a * a * a, inner, (int)(q <= 0.5f));
 #else
-  const float d = P->h2 - r2;
+  const float d = fmax(P->h2 - r2, 0.0f);
   return P->w_norm * d * d * d;
 #endif
 }
 
 // grad W with respect to x_i of W(x_i - x_j), r = x_i - x_j; zero at r = 0 and outside.
 inline float3 kernel_grad(float3 r, float r2, P_CONST P) {
-  if (r2 >= P->h2 || r2 <= 1e-20f) return (float3)(0.0f);
-  const float len = sqrt(r2);
+  const float len = sqrt(fmax(r2, 1e-24f));
 #ifdef KERNEL_CUBIC
   const float q = len / P->h;
-  float g;
-  if (q <= 0.5f) g = P->grad_norm * q * (3.0f * q - 2.0f);
-  else {
-    const float a = 1.0f - q;
-    g = -P->grad_norm * a * a;
-  }
+  const float a = fmax(1.0f - q, 0.0f);
+  const float g = select(-P->grad_norm * a * a, P->grad_norm * q * (3.0f * q - 2.0f), (int)(q <= 0.5f));
   return r * (g / (len * P->h));
 #else
-  const float a = P->h - len;
+  const float a = fmax(P->h - len, 0.0f);
   return r * (P->grad_norm * a * a / len);
+#endif
+}
+
+// The gradient as a scalar factor: grad W = kernel_grad_factor(r2) * r. Hot neighbour loops
+// use it with scalar x, y, z arithmetic: loops over float3 values do not vectorise (LLVM).
+inline float kernel_grad_factor(float r2, P_CONST P) {
+  const float len = sqrt(fmax(r2, 1e-24f));
+#ifdef KERNEL_CUBIC
+  const float q = len / P->h;
+  const float a = fmax(1.0f - q, 0.0f);
+  const float g = select(-P->grad_norm * a * a, P->grad_norm * q * (3.0f * q - 2.0f), (int)(q <= 0.5f));
+  return g / (len * P->h);
+#else
+  const float a = fmax(P->h - len, 0.0f);
+  return P->grad_norm * a * a / len;
 #endif
 }
 

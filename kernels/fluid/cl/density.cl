@@ -8,7 +8,7 @@
 //          + lambda_i (sum_g V_g grad W_ig + sum_w grad psi(d_w))
 //
 // with C clamped at 0 (the constraint only pushes apart, so the free surface does not clump)
-// and s_corr = -k (W(r) / W(dq))^n the tensile correction. The lambdas of the iterations of a
+// and s_corr = -k (W(r) / W(dq))^4 the tensile correction. The lambdas of the iterations of a
 // substep sum to the pressure p = -rho0 sum(kappa lambda) / dt^2 (see pbf_lambda).
 
 __kernel void pbf_lambda(int n, __global const float4* x, __global const uint* flags,
@@ -25,21 +25,23 @@ __kernel void pbf_lambda(int n, __global const float4* x, __global const uint* f
   }
   const float3 xi = x[i].xyz;
   const float v0 = P->rest_volume;
-  float sum_w = P->w_zero;
-  float3 grad_i = (float3)(0.0f);
-  float sum_grad2 = 0.0f;
-  float kappa = 0.0f;
-  const uint cnt = min(ncount[i], (uint)P->max_neighbours);
-  for (uint k = 0; k < cnt; ++k) {
+  // Scalar components in the loop so the compiler can vectorise it across neighbours.
+  __global const float* xs = (__global const float*)x;
+  float sum_w = P->w_zero, gx = 0.0f, gy = 0.0f, gz = 0.0f, sum_grad2 = 0.0f, kappa = 0.0f;
+  const int cnt = (int)min(ncount[i], (uint)P->max_neighbours);
+  for (int k = 0; k < cnt; ++k) {
     const uint j = NBR(nbr, i, k, n, P->max_neighbours);
-    const float3 r = xi - x[j].xyz;
-    const float r2 = dot(r, r);
+    const float rx = xi.x - xs[4 * j], ry = xi.y - xs[4 * j + 1], rz = xi.z - xs[4 * j + 2];
+    const float r2 = rx * rx + ry * ry + rz * rz;
     sum_w += kernel_w(r2, P);
-    const float3 g = v0 * kernel_grad(r, r2, P);
-    grad_i += g;
-    sum_grad2 += dot(g, g);
-    kappa -= dot(r, g);
+    const float f = v0 * kernel_grad_factor(r2, P);
+    gx += f * rx;
+    gy += f * ry;
+    gz += f * rz;
+    sum_grad2 += f * f * r2;
+    kappa -= f * r2;
   }
+  float3 grad_i = (float3)(gx, gy, gz);
   float volume = v0 * sum_w;
   wall_volume(xi, P, &volume, &grad_i);
   if (P->density_coupling) {
@@ -80,16 +82,23 @@ __kernel void pbf_apply(int n, __global const float4* x, __global float4* x_out,
   const float3 xi = x[i].xyz;
   const float li = lambda[i];
   const float v0 = P->rest_volume;
-  float3 dx = (float3)(0.0f);
-  const uint cnt = min(ncount[i], (uint)P->max_neighbours);
-  for (uint k = 0; k < cnt; ++k) {
+  __global const float* xs = (__global const float*)x;
+  float dx_x = 0.0f, dx_y = 0.0f, dx_z = 0.0f;
+  const int cnt = (int)min(ncount[i], (uint)P->max_neighbours);
+  const float sk = P->scorr_k, sq = P->scorr_inv_wdq;
+  for (int k = 0; k < cnt; ++k) {
     const uint j = NBR(nbr, i, k, n, P->max_neighbours);
-    const float3 r = xi - x[j].xyz;
-    const float r2 = dot(r, r);
-    float s = 0.0f;
-    if (P->scorr_k > 0.0f) s = -P->scorr_k * ipow(kernel_w(r2, P) * P->scorr_inv_wdq, P->scorr_n);
-    dx += (v0 * (li + lambda[j] + s)) * kernel_grad(r, r2, P);
+    const float rx = xi.x - xs[4 * j], ry = xi.y - xs[4 * j + 1], rz = xi.z - xs[4 * j + 2];
+    const float r2 = rx * rx + ry * ry + rz * rz;
+    // s_corr = -k (W / W(dq))^4
+    const float w = kernel_w(r2, P) * sq;
+    const float w2 = w * w;
+    const float f = v0 * (li + lambda[j] - sk * w2 * w2) * kernel_grad_factor(r2, P);
+    dx_x += f * rx;
+    dx_y += f * ry;
+    dx_z += f * rz;
   }
+  float3 dx = (float3)(dx_x, dx_y, dx_z);
   const uint gc = min(gcount[i], (uint)P->max_ghost_neighbours);
   if (P->density_coupling) {
     for (uint k = 0; k < gc; ++k) {

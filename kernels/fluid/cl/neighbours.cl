@@ -17,6 +17,9 @@ __kernel void build_neighbours(int nq, __global const float4* xq, __global const
   const float3 x = xq[i].xyz;
   const int3 c = cell_coord(x, P);
   const float h2 = P->h2;
+  __global const float* ps = (__global const float*)xs;
+  const uint last = (uint)cap - 1u;
+  const uint self = exclude_self ? (uint)i : INVALID_INDEX;
   uint k = 0;
   for (int dz = -1; dz <= 1; ++dz) {
     const int cz = c.z + dz;
@@ -30,14 +33,14 @@ __kernel void build_neighbours(int nq, __global const float4* xq, __global const
       const uint row = (uint)((cz * P->grid_dim[1] + cy) * P->grid_dim[0]);
       const uint begin = cell_start[row + x0];
       const uint end = cell_start[row + x1 + 1];
+      // Branch-free append: every candidate is written at slot k (the last slot once the list
+      // is full) and k advances only on a hit; slots past the count are never read.
       for (uint s = begin; s < end; ++s) {
         const uint j = indirect ? perm[s] : s;
-        if (exclude_self && j == (uint)i) continue;
-        const float3 r = x - xs[j].xyz;
-        if (dot(r, r) < h2) {
-          if (k < (uint)cap) NBR(nbr, i, k, nq, cap) = j;
-          ++k;
-        }
+        const float rx = x.x - ps[4 * j], ry = x.y - ps[4 * j + 1], rz = x.z - ps[4 * j + 2];
+        const uint hit = (rx * rx + ry * ry + rz * rz < h2) & (j != self);
+        NBR(nbr, i, min(k, last), nq, cap) = j;
+        k += hit;
       }
     }
   }

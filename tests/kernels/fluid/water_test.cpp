@@ -23,6 +23,7 @@ FluidConfig column_config() {
   c.domain_max = {0.1f, 0.1f, 0.4f};
   c.material.substeps = 4;
   c.material.iterations = 8;
+  c.material.xsph = 0.05f;  // damps the Jacobi jitter the pressure average would otherwise carry
   return c;
 }
 
@@ -35,7 +36,8 @@ Scene column_scene(float height) {
 
 // A 20 cm column in a 10 cm box, 4 substeps x 8 iterations at 90 Hz: after settling, the mean
 // compression stays under 1 %, the column does not creep, and the pressure (from the density
-// multipliers) is hydrostatic within 5 %.
+// multipliers, averaged over 30 frames) is hydrostatic within 5 %. (The multiplier pressure
+// reads 2-4 % high here: Jacobi jitter around the clamped constraint.)
 TEST(Water, ColumnAtRest) {
   auto e = make_engine(column_config());
   ASSERT_TRUE(e);
