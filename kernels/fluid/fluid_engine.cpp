@@ -180,7 +180,7 @@ void FluidEngine::Impl::fill_params(double frame_dt) {
   p.tau = clay ? 0.0f : m.tau;
   p.alpha = clay ? 0.0f : m.alpha;
   p.beta = m.beta;
-  p.corotation = (clay || m.corotation) ? 1 : 0;
+  p.corotation = m.corotation ? 1 : 0;
   p.xsph = m.xsph;
   p.vorticity = m.vorticity;
   p.wall_friction = m.wall_friction;
@@ -686,7 +686,7 @@ void FluidEngine::step_frame(const HandFrame& newest, const HandFrame* previous,
 
   // Read-back: statistics and the ghosts' impulses; nothing else leaves the device.
   L.run(m.stats_kernel, kStatLanes, m.s.n, m.s.x.a, m.s.v.a, m.s.flags.a, m.s.density,
-        m.s.nbr_count, m.s.lambda_sum, m.s.params, m.s.stats);
+        m.s.nbr_count, m.s.lambda_sum, m.s.contact, m.s.params, m.s.stats);
   L.record(q.enqueueReadBuffer(m.s.stats, CL_FALSE, 0, m.stats_host.size() * 4, m.stats_host.data()));
   if (m.s.ng > 0) {
     L.record(q.enqueueReadBuffer(m.s.g_impulse, CL_FALSE, 0, static_cast<std::size_t>(m.s.ng) * 16,
@@ -738,6 +738,7 @@ void FluidEngine::Impl::read_stats(FluidStats& st) {
                  static_cast<float>(w[16] * inv)};
   st.neighbour_overflow = static_cast<int>(w[17]);
   st.max_pressure = static_cast<float>(w[18]);
+  st.wall_contacts = static_cast<int>(w[19]);
 }
 
 // ---- inspection ---------------------------------------------------------------------------------

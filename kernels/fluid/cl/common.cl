@@ -328,3 +328,22 @@ inline float3 wall_velocity(float3 x, float3 u, P_CONST P) {
   }
   return u;
 }
+
+// Coulomb friction against the walls as a position constraint inside the solver sweeps
+// (thesis 6.1.4, sliding anchor): the tangential offset from the particle's anchor (its wall
+// anchor, or where it started the substep) is removed up to mu times the normal correction
+// the walls have made so far this substep (contact.w along contact.xyz).
+inline float3 wall_friction(float3 p, float4 contact, float3 anchor, P_CONST P) {
+  if (contact.w <= 0.0f || P->wall_friction <= 0.0f) return p;
+  const float3 nrm = contact.xyz;
+  const float3 d = p - anchor;
+  const float3 t = d - dot(d, nrm) * nrm;
+  const float tl = length(t);
+  const float limit = P->wall_friction * contact.w;
+  return tl <= limit ? p - t : p - t * (limit / tl);
+}
+
+inline float3 friction_anchor(int i, __global const uint* flags, __global const float4* anchor,
+                              __global const float4* x0) {
+  return (flags[i] & FLAG_ANCHOR) ? anchor[i].xyz : x0[i].xyz;
+}

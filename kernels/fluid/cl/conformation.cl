@@ -401,7 +401,8 @@ __kernel void conf_pos_apply(int n, __global const float4* x, __global float4* x
                              __global const uint* gcount, __global const float4* xg,
                              __global const float* gvol, __global const float* density,
                              __global const float8* dlambda, P_CONST P,
-                             __global float4* contact) {
+                             __global float4* contact, __global const float4* anchor,
+                             __global const float4* x0) {
   const int i = get_global_id(0);
   if (i >= n) return;
   if (flags[i] & FLAG_DEAD) {
@@ -414,8 +415,13 @@ __kernel void conf_pos_apply(int n, __global const float4* x, __global float4* x
                                    ncount, gnbr, gcount, xg, gvol, density, dlambda, P, &count);
   float3 p = xi + (P->beta / count) * d;
   float3 nrm = (float3)(0.0f);
+  float4 wall = contact[i];
   const float pen = project_walls(&p, P, &nrm);
-  if (pen > 0.0f) contact[i] = (float4)(nrm, contact[i].w + pen);
+  if (pen > 0.0f) {
+    wall = (float4)(nrm, wall.w + pen);
+    contact[i] = wall;
+  }
+  p = wall_friction(p, wall, friction_anchor(i, flags, anchor, x0), P);
   x_out[i] = (float4)(p, 0.0f);
 }
 

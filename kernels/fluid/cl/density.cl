@@ -72,7 +72,8 @@ __kernel void pbf_apply(int n, __global const float4* x, __global float4* x_out,
                         __global const uint* gcount, __global const float4* xg,
                         __global const float4* gnormal, __global const float* gvol,
                         __global const float* lambda, P_CONST P, __global float4* contact,
-                        __global float4* ghost_contact) {
+                        __global float4* ghost_contact, __global const float4* anchor,
+                        __global const float4* x0) {
   const int i = get_global_id(0);
   if (i >= n) return;
   if (flags[i] & FLAG_DEAD) {
@@ -107,11 +108,17 @@ __kernel void pbf_apply(int n, __global const float4* x, __global float4* x_out,
       dx += (li * gvol[g]) * kernel_grad(r, dot(r, r), P);
     }
   }
+  // The walls' boundary volume pushes too; that push is the wall's normal correction for
+  // friction (particles held by it never penetrate the particle radius).
+  float4 wall = contact[i];
   {
     float wv = 0.0f;
     float3 wg = (float3)(0.0f);
     wall_volume(xi, P, &wv, &wg);
-    dx += li * wg;
+    const float3 push = li * wg;
+    dx += push;
+    const float pl = length(push);
+    if (pl > 1e-12f) wall = (float4)(push / pl, wall.w + pl);
   }
   float3 p = xi + dx;
 
@@ -141,6 +148,8 @@ __kernel void pbf_apply(int n, __global const float4* x, __global float4* x_out,
 
   float3 nrm = (float3)(0.0f);
   const float pen = project_walls(&p, P, &nrm);
-  if (pen > 0.0f) contact[i] = (float4)(nrm, contact[i].w + pen);
+  if (pen > 0.0f) wall = (float4)(nrm, wall.w + pen);
+  contact[i] = wall;
+  p = wall_friction(p, wall, friction_anchor(i, flags, anchor, x0), P);
   x_out[i] = (float4)(p, 0.0f);
 }
