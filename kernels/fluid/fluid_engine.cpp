@@ -739,6 +739,7 @@ void FluidEngine::Impl::read_stats(FluidStats& st) {
   st.neighbour_overflow = static_cast<int>(w[17]);
   st.max_pressure = static_cast<float>(w[18]);
   st.wall_contacts = static_cast<int>(w[19]);
+  st.wall_force = {-static_cast<float>(w[20]), -static_cast<float>(w[21]), -static_cast<float>(w[22])};
 }
 
 // ---- inspection ---------------------------------------------------------------------------------

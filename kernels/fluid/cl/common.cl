@@ -332,14 +332,15 @@ inline float3 wall_velocity(float3 x, float3 u, P_CONST P) {
 // Coulomb friction against the walls as a position constraint inside the solver sweeps
 // (thesis 6.1.4, sliding anchor): the tangential offset from the particle's anchor (its wall
 // anchor, or where it started the substep) is removed up to mu times the normal correction
-// the walls have made so far this substep (contact.w along contact.xyz).
+// the walls have made so far this substep (contact.xyz, summed over the sweeps).
 inline float3 wall_friction(float3 p, float4 contact, float3 anchor, P_CONST P) {
-  if (contact.w <= 0.0f || P->wall_friction <= 0.0f) return p;
-  const float3 nrm = contact.xyz;
+  const float load = length(contact.xyz);
+  if (load <= 1e-12f || P->wall_friction <= 0.0f) return p;
+  const float3 nrm = contact.xyz / load;
   const float3 d = p - anchor;
   const float3 t = d - dot(d, nrm) * nrm;
   const float tl = length(t);
-  const float limit = P->wall_friction * contact.w;
+  const float limit = P->wall_friction * load;
   return tl <= limit ? p - t : p - t * (limit / tl);
 }
 

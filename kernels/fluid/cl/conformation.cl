@@ -416,9 +416,9 @@ __kernel void conf_pos_apply(int n, __global const float4* x, __global float4* x
   float3 p = xi + (P->beta / count) * d;
   float3 nrm = (float3)(0.0f);
   float4 wall = contact[i];
-  const float pen = project_walls(&p, P, &nrm);
-  if (pen > 0.0f) {
-    wall = (float4)(nrm, wall.w + pen);
+  const float3 before = p;
+  if (project_walls(&p, P, &nrm) > 0.0f) {
+    wall += (float4)(p - before, length(p - before));
     contact[i] = wall;
   }
   p = wall_friction(p, wall, friction_anchor(i, flags, anchor, x0), P);

@@ -108,8 +108,9 @@ __kernel void pbf_apply(int n, __global const float4* x, __global float4* x_out,
       dx += (li * gvol[g]) * kernel_grad(r, dot(r, r), P);
     }
   }
-  // The walls' boundary volume pushes too; that push is the wall's normal correction for
-  // friction (particles held by it never penetrate the particle radius).
+  // The walls' boundary volume pushes too; that push, with the projections below, is the
+  // walls' correction of this particle (contact: summed vector, summed length), the normal
+  // load of its friction (particles held by it never penetrate the particle radius).
   float4 wall = contact[i];
   {
     float wv = 0.0f;
@@ -118,7 +119,7 @@ __kernel void pbf_apply(int n, __global const float4* x, __global float4* x_out,
     const float3 push = li * wg;
     dx += push;
     const float pl = length(push);
-    if (pl > 1e-12f) wall = (float4)(push / pl, wall.w + pl);
+    wall += (float4)(push, pl);
   }
   float3 p = xi + dx;
 
@@ -146,9 +147,9 @@ __kernel void pbf_apply(int n, __global const float4* x, __global float4* x_out,
   }
   ghost_contact[i] = gc_out;
 
+  const float3 before = p;
   float3 nrm = (float3)(0.0f);
-  const float pen = project_walls(&p, P, &nrm);
-  if (pen > 0.0f) wall = (float4)(nrm, wall.w + pen);
+  if (project_walls(&p, P, &nrm) > 0.0f) wall += (float4)(p - before, length(p - before));
   contact[i] = wall;
   p = wall_friction(p, wall, friction_anchor(i, flags, anchor, x0), P);
   x_out[i] = (float4)(p, 0.0f);
