@@ -19,9 +19,11 @@ EOF
 cat <<EOF
 sonoflow demo: sonoflowd --emulate for ${seconds} s, a scripted hand stirring honey.
 What runs: the real daemon (config validation, 4 pipeline threads with RT fallback, safety gate,
-status export, control socket, recorder) on in-process stand-ins for the parts still landing:
-a scripted tracker, a palm-drag fluid model (no particles yet), a centroid AM/STM renderer and
-an emulated array. Watch: loop rates, hand->array latency, FIFO level, underruns.
+status export, control socket, recorder) driving the drivers layer's emulated USB devices
+(VirtualTracker stirring a circle, VirtualArray playing 20 kHz FOCI blocks) through the real host
+drivers, and the AM optimiser of kernels/haptics. Still stand-ins: the fluid (a palm-drag model,
+no particles, until the OpenCL engine lands) and STM (a circling focus, until PRO-STM lands).
+Watch: loop rates, hand->array latency, FIFO level, underruns.
 EOF
 sleep 2
 
@@ -61,5 +63,5 @@ a, lat = s['array'], s['latency_ns']
 print(f"array: {a['blocks_sent']} blocks, {a['underruns']} underruns, {a['refused_blocks']} refused")
 print(f"hand->array latency: p50 {ms(lat['p50'])}, p99 {ms(lat['p99'])}, max {ms(lat['max'])} ({lat['count']} frames)")
 f = s['array_final']
-print(f"at exit: array output {f['output_intensity']}, armed {f['armed']}, faded cleanly {f['faded_cleanly']}")
+print(f"at exit: array {'silent' if f['silent'] else 'NOT SILENT'} (device state {f['state']}), faded cleanly {f['faded_cleanly']}")
 EOF

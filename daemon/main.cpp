@@ -22,13 +22,12 @@
 
 #include "daemon/config/config_loader.hpp"
 #include "daemon/control/control_server.hpp"
+#include "daemon/devices/device_binding.hpp"
+#include "daemon/pipeline/kernel_renderer.hpp"
 #include "daemon/pipeline/pipeline.hpp"
 #include "daemon/recorder/recorder.hpp"
 #include "daemon/recorder/replay.hpp"
-#include "daemon/pipeline/kernel_renderer.hpp"
-#include "daemon/standins/emulated_array.hpp"
 #include "daemon/standins/palm_drag_field.hpp"
-#include "daemon/standins/scripted_hand.hpp"
 #include "daemon/status/status_file.hpp"
 #include "daemon/supervisor/log.hpp"
 #include "daemon/supervisor/notifier.hpp"
@@ -146,15 +145,6 @@ int main(int argc, char** argv) {
 
   log_line(LogLevel::Info, "daemon", "sonoflowd %s starting; config: %s", kVersion,
            o.config_path.empty() ? "built-in defaults" : o.config_path.c_str());
-  if (!config.devices.emulate) {
-    // The USB host drivers (issue 3) are not wired in yet: only emulated devices exist.
-    log_line(LogLevel::Error, "devices",
-             "no phased array found (USB 1209:5F01%s%s); 'devices.emulate' = false needs a connected "
-             "array. Use --emulate to run on emulated devices.",
-             config.devices.array_serial.empty() ? "" : ", serial ", config.devices.array_serial.c_str());
-    return kExitNoDevice;
-  }
-
   // Signals are blocked before any thread starts, so only the supervisor ever sees them.
   SignalInbox signals;
   const Notifier notifier;
@@ -177,16 +167,33 @@ int main(int argc, char** argv) {
   }
   control->set_status(&status->region());
 
-  // Emulated devices in-process (stand-ins until the drivers, fluid and haptics layers land).
-  ScriptedHand hand(clock, config.tracker.rate_hz);
+  // The devices: emulated in-process (VirtualArray + VirtualTracker on the real clock) or USB.
+  std::unique_ptr<DeviceBinding> devices;
+  if (config.devices.emulate) {
+    devices = DeviceBinding::emulated(clock, config, true);
+  } else {
+    devices = DeviceBinding::usb(clock, config, error);
+    if (!devices) {
+      log_line(LogLevel::Error, "devices", "%s", error.c_str());
+      return kExitNoDevice;
+    }
+  }
+  if (const std::string failed = devices->bring_up(); !failed.empty()) {
+    log_line(LogLevel::Error, "devices",
+             "%s: the array (USB 1209:5F01%s%s) or tracker (1209:5F02) is missing or not answering; "
+             "'devices.emulate' = false needs both connected (or run with --emulate)",
+             failed.c_str(), config.devices.array_serial.empty() ? "" : ", serial ",
+             config.devices.array_serial.c_str());
+    return kExitNoDevice;
+  }
+  log_line(LogLevel::Info, "devices", "%s", devices->describe().c_str());
+  // The fluid engine (issue 5) is not wired yet: a palm-drag stand-in gives the contact field.
   PalmDragField fluid;
   KernelRenderer renderer(config);
-  EmulatedArray array(clock);
-  log_line(LogLevel::Info, "devices",
-           "emulated devices: scripted hand stirring at %d Hz, in-process array (FIFO 20 ms)",
-           config.tracker.rate_hz);
 
-  Pipeline pipeline(config, clock, PipelineParts{hand, fluid, renderer, array}, &status->region());
+  Pipeline pipeline(config, clock,
+                    PipelineParts{devices->hand_source(), fluid, renderer, devices->array_link()},
+                    &status->region());
   Recorder recorder(config, pipeline.links(), clock, &status->region());
   control->set_recorder(&recorder);
   pipeline.start_threads();
@@ -215,25 +222,39 @@ int main(int argc, char** argv) {
 
   Supervisor supervisor(config, o.config_path, clock, pipeline, status.get(), signals, notifier,
                         control.get());
+  supervisor.set_maintenance([&devices] { devices->maintain(); });
   if (!config.scene.file.empty()) {
     const std::string why = supervisor.load_scene(config.scene.file);
     if (!why.empty()) log_line(LogLevel::Warning, "config", "scene not loaded ('scene.file'): %s", why.c_str());
   }
   const bool faded = supervisor.run(static_cast<std::int64_t>(o.run_for_s * 1e9));
+  // Give the array time to report its state after the disarm.
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
   recorder.stop();
   recorder.stop_thread();
-  array.status();  // bring the device model up to now for the final report
-  log_line(LogLevel::Info, "daemon", "stopped; array %s, %llu underruns, latency samples %llu",
-           array.output_intensity() == 0.0f ? "silent" : "NOT SILENT",
+  // What the array is doing now that the pipeline stopped: the emulator's own state when
+  // emulated, else the array's last STATUS.
+  drivers::ArrayStatus final_status;
+  bool have_status = false;
+  if (auto* emulated = devices->emulated_devices()) {
+    emulated->with_array([&](drivers::emulator::VirtualArray& a) { final_status = a.status(); });
+    have_status = true;
+  } else {
+    have_status = devices->devices().array().status(final_status);
+  }
+  const bool silent = !have_status || final_status.state == drivers::ArrayState::Idle ||
+                      final_status.state == drivers::ArrayState::Armed;
+  log_line(LogLevel::Info, "daemon", "stopped; array %s (state %u), %llu underruns, latency samples %llu",
+           silent ? "silent" : "NOT SILENT", have_status ? static_cast<unsigned>(final_status.state) : 0u,
            static_cast<unsigned long long>(pipeline.stream().underruns()),
            static_cast<unsigned long long>(pipeline.stream().latency().count()));
   if (!o.summary_path.empty()) {
     std::string summary = pipeline.summary_json(clock.now_ns());
     // Append the device's view of what it emitted at the end.
     summary.pop_back();
-    summary += ",\"array_final\":{\"output_intensity\":" + std::to_string(array.output_intensity()) +
-               ",\"armed\":" + (array.status().armed ? "true" : "false") + ",\"faded_cleanly\":" +
-               (faded ? "true" : "false") + "}}";
+    summary += std::string(",\"array_final\":{\"silent\":") + (silent ? "true" : "false") +
+               ",\"state\":" + std::to_string(have_status ? static_cast<unsigned>(final_status.state) : 0u) +
+               ",\"faded_cleanly\":" + (faded ? "true" : "false") + "}}";
     if (!write_file(o.summary_path, summary))
       log_line(LogLevel::Error, "daemon", "cannot write summary %s", o.summary_path.c_str());
   }

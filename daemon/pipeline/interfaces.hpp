@@ -65,6 +65,7 @@ struct ArrayLinkStatus {
   std::uint32_t fifo_depth = 0;
   std::uint64_t underruns = 0;
   std::uint64_t late_blocks = 0;
+  std::uint32_t epoch = 0;            // changes when the device restarted (reconnect): resync ticks
 };
 
 inline constexpr std::uint32_t kTicksPerSample = 2;  // 40 kHz ticks, 20 kHz samples
@@ -83,8 +84,10 @@ class ArrayLink {
   virtual std::uint64_t host_to_tick(std::int64_t host_ns) const noexcept = 0;
   virtual std::int64_t tick_to_host(std::uint64_t tick) const noexcept = 0;
 
+  // True when the array is armed and ready for blocks (arming it if the link does that
+  // without blocking).
   virtual bool arm(std::uint8_t intensity_cap, std::uint16_t watchdog_ms) noexcept = 0;
-  virtual void disarm() noexcept = 0;  // silent at once
+  virtual void disarm() noexcept = 0;  // silent at once (supervisor thread, at stop)
   virtual bool reconnect() noexcept = 0;  // true when the device is back (then disarmed)
 };
 

@@ -175,6 +175,7 @@ void Pipeline::run_virtual_until(rt::VirtualClock& clock, std::int64_t until_ns)
     }
     if (next == nullptr || next->loop->next_deadline_ns() > until_ns) break;
     if (clock.now_ns() < next->loop->next_deadline_ns()) clock.set(next->loop->next_deadline_ns());
+    if (virtual_pump_) virtual_pump_();
     next->loop->run_once([this, next](const rt::LoopTick& tick) { run_tick(*next, tick); });
   }
   if (clock.now_ns() < until_ns) clock.set(until_ns);
@@ -209,7 +210,7 @@ bool Pipeline::stop(std::int64_t timeout_ns) {
   stop_slot(slots_[0]);
   stop_slot(slots_[1]);
   stop_slot(slots_[2]);
-  // 3. Let the stream play out the queued (silent) tail, then it disarms the array.
+  // 3. Let the stream play out the queued (silent) tail.
   stream_->request_stop();
   wait_for([this] { return stream_->stopped(); }, 100'000'000);
   stop_slot(slots_[3]);

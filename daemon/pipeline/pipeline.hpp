@@ -10,6 +10,7 @@
 // the stream once the silent tail has played) and disarms the array: never left emitting.
 #include <array>
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <string>
 #include <thread>
@@ -50,6 +51,9 @@ class Pipeline {
 
   void start_threads();
   void run_virtual_until(rt::VirtualClock& clock, std::int64_t until_ns);
+  // Virtual runs: called before every stage tick, e.g. to pump in-process device transports
+  // (which have no service threads of their own then).
+  void set_virtual_pump(std::function<void()> pump) { virtual_pump_ = std::move(pump); }
 
   // Fades to silence and stops in order. Threads: waits up to timeout_ns of real time.
   // Virtual: advances the virtual clock up to timeout_ns. True when the fade completed.
@@ -113,6 +117,7 @@ class Pipeline {
   std::int64_t publish_period_ns_;
   std::int64_t start_ns_ = 0;
   rt::VirtualClock* virtual_clock_ = nullptr;
+  std::function<void()> virtual_pump_;
   bool started_ = false, threaded_ = false, stopped_ = false;
 };
 

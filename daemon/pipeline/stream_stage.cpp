@@ -63,19 +63,33 @@ void StreamStage::tick(const rt::LoopTick&) noexcept {
     last_status_.underruns = 0;
     return;
   }
-  if (state_ != LinkState::Streaming || !st.armed) {
-    if (link_.arm(settings_.intensity_cap, settings_.watchdog_ms)) {
-      if (state_ == LinkState::Lost) ++reconnects_;
-      state_ = LinkState::Streaming;
-      next_tick_ = 0;
+  if (st.epoch != epoch_) {  // the device restarted: its ticks begin anew
+    epoch_ = st.epoch;
+    next_tick_ = 0;
+    if (state_ == LinkState::Streaming) {
+      // A loss and return faster than one stream tick: count it all the same.
+      ++usb_errors_;
+      state_ = LinkState::Lost;
+      underrun_base_ += last_status_.underruns;
     }
+  }
+  if (state_ != LinkState::Streaming || !st.armed) {
+    if (!link_.arm(settings_.intensity_cap, settings_.watchdog_ms)) {
+      while (links_.blocks_to_stream.ring.try_pop(block_)) {
+      }
+      last_status_ = st;
+      return;
+    }
+    if (state_ == LinkState::Lost) ++reconnects_;
+    state_ = LinkState::Streaming;
+    next_tick_ = 0;
   }
   last_status_ = st;
   while (links_.blocks_to_stream.ring.try_pop(block_)) send(block_);
 
+  // Stopping: once the silent tail has played out, stop sending (the supervisor disarms).
   if (stopping_.load(std::memory_order_acquire) && st.fifo_level == 0 &&
       links_.blocks_to_stream.ring.empty_estimate()) {
-    link_.disarm();
     stopped_.store(true, std::memory_order_release);
   }
 }

@@ -2,8 +2,9 @@
 // Stream stage: moves 1 ms blocks from the haptic ring to the array, stamped with contiguous
 // device ticks (device time paces the output: the FIFO level, not a 50 us host timer). It
 // records the hand-to-array latency of each hand frame's first block, notices link loss
-// (counted as a USB error; the device holds then fades on its own watchdog), re-arms the array
-// when it returns, and on shutdown lets the silent tail play out and disarms. Real-time safe.
+// (counted as a USB error; the device holds then fades on its own watchdog), resumes when the
+// array streams again (a new stream epoch restarts its ticks), and on shutdown lets the silent
+// tail play out, after which the supervisor disarms. Real-time safe.
 #include <array>
 #include <atomic>
 
@@ -52,6 +53,7 @@ class StreamStage final : public Stage {
   FocalBlock block_{};
   ArrayLinkStatus last_status_{};
   std::uint64_t next_tick_ = 0;  // device tick the next block starts at; 0 = resync
+  std::uint32_t epoch_ = 0;
   std::uint64_t blocks_sent_ = 0, refused_ = 0, usb_errors_ = 0, reconnects_ = 0, silent_ = 0;
   std::uint64_t underrun_base_ = 0;   // device counters restart after a reconnect
   std::uint64_t latency_frame_id_ = 0;

@@ -53,6 +53,7 @@ void EmulatedArray::advance() noexcept {
     // Re-enumerated after a link loss: the device comes back reset, disarmed and silent.
     head_ = count_ = 0;
     state_ = State::Idle;
+    ++epoch_;
     armed_.store(false, std::memory_order_release);
     output_.store(0, std::memory_order_release);
   }
@@ -128,6 +129,7 @@ ArrayLinkStatus EmulatedArray::status() noexcept {
   s.fifo_depth = options_.fifo_depth;
   s.underruns = underruns_;
   s.late_blocks = late_blocks_;
+  s.epoch = epoch_;
   return s;
 }
 

@@ -72,6 +72,7 @@ class EmulatedArray final : public ArrayLink {
   std::uint32_t watchdog_ticks_ = 800;
   std::uint64_t underruns_ = 0, late_blocks_ = 0;
   bool was_plugged_ = true;
+  std::uint32_t epoch_ = 0;
 
   std::atomic<bool> plugged_{true};
   std::atomic<bool> armed_{false};

@@ -25,6 +25,7 @@ Supervisor::Supervisor(Config& config, std::string config_path, rt::Clock& clock
       housekeeping_period_ns_(static_cast<std::int64_t>(std::llround(1e9 / config.status.update_hz))) {}
 
 void Supervisor::housekeeping(std::int64_t now) {
+  if (maintain_) maintain_();
   const bool fresh = pipeline_.housekeeping(now);
   if (status_ != nullptr) status_->heartbeat(now);
   if (fresh != last_fresh_) {

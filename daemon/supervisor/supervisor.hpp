@@ -36,6 +36,8 @@ class Supervisor {
   // Applies a scene file: a TOML file of live keys (config/scenes/). Returns "" or why not.
   std::string load_scene(const std::string& path);
   void request_stop() noexcept { stop_requested_ = true; }
+  // Called at every housekeeping tick (device maintenance: time sync, reconnects).
+  void set_maintenance(std::function<void()> maintain) { maintain_ = std::move(maintain); }
 
  private:
   void housekeeping(std::int64_t now);
@@ -48,6 +50,7 @@ class Supervisor {
   SignalInbox& signals_;
   const Notifier& notifier_;
   ControlServer* control_;
+  std::function<void()> maintain_;
   bool stop_requested_ = false;
   bool last_fresh_ = true;
   std::int64_t next_watchdog_ns_ = 0;

@@ -253,9 +253,15 @@ void LibusbTransport::close() noexcept {
   open_.store(false, std::memory_order_release);
   watched_.store(nullptr, std::memory_order_release);
   if (handle_ != nullptr) {
-    libusb_release_interface(handle_, 0);  // fails harmlessly when the device is gone
-    libusb_close(handle_);
-    handle_ = nullptr;
+    if (unreaped_) {
+      // A transfer never came back (usbfs always completes them, so this is a broken bus or
+      // emulation). Closing the handle under it would crash libusb later: leak the handle.
+      handle_ = nullptr;
+    } else {
+      libusb_release_interface(handle_, 0);  // fails harmlessly when the device is gone
+      libusb_close(handle_);
+      handle_ = nullptr;
+    }
   }
   if (device_ != nullptr) {
     libusb_unref_device(device_);
@@ -357,7 +363,11 @@ void LibusbTransport::stop_streams() noexcept {
     return stats_.in_flight.load(std::memory_order_acquire) == 0;
   });
   lock.unlock();
-  if (reaped) free_slots();  // otherwise keep them: freeing a live transfer would be worse
+  if (reaped) {
+    free_slots();
+  } else {
+    unreaped_ = true;  // freeing a live transfer would be worse: see close()
+  }
 }
 
 void LibusbTransport::free_slots() noexcept {

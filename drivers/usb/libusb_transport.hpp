@@ -103,6 +103,7 @@ class LibusbTransport final : public Transport {
   std::condition_variable all_reaped_;
   bool streaming_ = false;
   bool lost_ = false;
+  bool unreaped_ = false;  // stop_streams() gave up waiting for a transfer (supervisor)
   StreamSetup setup_;
   std::vector<std::unique_ptr<Slot>> slots_;
   TransportStats stats_;

@@ -701,6 +701,8 @@ void FluidEngine::step_frame(const HandFrame& newest, const HandFrame* previous,
   out.count = 0;
   out.time_ns = newest.capture_time_ns;
   out.hand_frame_id = newest.frame_id;
+  out.hand_count = static_cast<std::uint8_t>(std::min<int>(newest.hand_count, kMaxHands));
+  for (int h = 0; h < out.hand_count; ++h) out.hand_ids[std::size_t(h)] = newest.hands[std::size_t(h)].hand_id;
   ++out.sequence;
   if (m.s.ng > 0) {
     m.ghosts.contact_field(newest, std::span(m.impulse_host.data(), static_cast<std::size_t>(m.s.ng)),

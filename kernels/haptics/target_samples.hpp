@@ -26,8 +26,9 @@ class TargetSamples {
  public:
   explicit TargetSamples(int capacity = static_cast<int>(kMaxContactSamples));
 
-  // Replaces the samples with the array-facing ones of `field`. Samples with a non-finite
-  // position, normal or pressure, a zero normal or a joint index out of range are dropped;
+  // Replaces the samples with the array-facing ones of `field`. Samples with a non-finite or
+  // absurd position, normal or pressure (beyond 10 m or 1 MPa), a zero normal or a joint or
+  // hand index out of range are dropped;
   // negative pressure is clamped to 0 (thesis 4.1.2); weight is clamped to [0, 1].
   // Returns the number dropped as malformed (not counting those that face away).
   int select(const ContactField& field, const TargetSelection& selection);
@@ -36,8 +37,9 @@ class TargetSamples {
   void copy_from(const TargetSamples& other);
 
   // Moves every sample to its anchor joint in `frame`. A sample whose hand is missing from the
-  // frame or whose joint is not valid keeps the position it had in the field.
-  void repose(const HandFrame& frame);
+  // frame or whose joint is not valid keeps the position it had in the field. With stride > 1
+  // only every stride-th sample moves (a cheap subset, e.g. for estimating the hand's motion).
+  void repose(const HandFrame& frame, int stride = 1);
   // Positions back to the field's.
   void reset_pose();
 
@@ -59,6 +61,8 @@ class TargetSamples {
  private:
   int size_ = 0;
   std::uint64_t field_sequence_ = 0;
+  std::uint8_t field_hand_count_ = 0;
+  std::array<std::uint32_t, kMaxHands> field_hand_ids_{};
   std::int64_t field_time_ns_ = 0;
   Eigen::Matrix3Xf position_, field_position_, offset_;
   Eigen::ArrayXf pressure_, weight_;

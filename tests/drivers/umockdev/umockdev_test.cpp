@@ -12,6 +12,7 @@
 
 #include "drivers/array/array_driver.hpp"
 #include "drivers/array/stream_pacer.hpp"
+#include "drivers/devices.hpp"
 #include "drivers/emulator/hand_script.hpp"
 #include "drivers/emulator/virtual_array.hpp"
 #include "drivers/emulator/virtual_tracker.hpp"
@@ -305,6 +306,18 @@ TEST_F(UsbBus, StalledEndpointIsClearedThroughUsbfs) {
   submitted_at_session_start = array->counters().blocks_submitted;
   stream_as_fast_as_the_bus_allows(0.3, before);
   EXPECT_GT(blocks_accepted(), before + 20);
+}
+
+// The factory the daemon uses for real hardware finds both devices by VID/PID and serial.
+TEST_F(UsbBus, UsbDeviceFactoryConnectsBothBySerial) {
+  UsbDevicesConfig config;
+  config.array_serial = "SFA-EMU-0001";
+  config.tracker_serial = "SFT-EMU-0001";
+  auto devices = make_usb_devices(clock, config);
+  ASSERT_NE(devices, nullptr);
+  EXPECT_EQ(devices->array().connect(), DriverError::Ok);
+  EXPECT_EQ(devices->tracker().connect(), DriverError::Ok);
+  EXPECT_EQ(std::string(devices->tracker().info().serial.data()), "SFT-EMU-0001");
 }
 
 }  // namespace

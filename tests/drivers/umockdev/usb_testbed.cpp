@@ -375,6 +375,13 @@ bool UsbTestbed::ensure_preloaded(int argc, char** argv) {
   // umockdev's ioctl sockets live under $TMPDIR and must fit in sun_path (108 bytes).
   const char* tmp = std::getenv("TMPDIR");
   if (tmp != nullptr && std::strlen(tmp) > 40) setenv("TMPDIR", "/tmp", 1);
+  // An ASan build would refuse to start with the preload ahead of its runtime.
+  const char* asan = std::getenv("ASAN_OPTIONS");
+  std::string asan_options = asan ? asan : "";
+  if (asan_options.find("verify_asan_link_order") == std::string::npos) {
+    asan_options += (asan_options.empty() ? "" : ":") + std::string("verify_asan_link_order=0");
+    setenv("ASAN_OPTIONS", asan_options.c_str(), 1);
+  }
   std::vector<char*> args;
   args.push_back(const_cast<char*>("umockdev-wrapper"));
   for (int i = 0; i < argc; ++i) args.push_back(argv[i]);
@@ -446,9 +453,12 @@ void UsbTestbed::plug(int port, emulator::UsbDevice& device) {
   // libusb opens the node without O_NOCTTY: if this process were a session leader without a
   // terminal it would adopt the pty and get SIGHUP at unplug. A throw-away process takes the
   // pty as its controlling terminal first (raw syscalls only: we are threaded and preloaded).
+  // The guard must hold no other descriptor: a copy of any port's pty master would keep that
+  // node from hanging up at its unplug (libusb would never see POLLERR).
   p->guard = fork();
   if (p->guard == 0) {
-    syscall(SYS_close, p->master_fd);
+    for (int fd = 3; fd < 4096; ++fd)
+      if (fd != slave) syscall(SYS_close, fd);
     syscall(SYS_setsid);
     syscall(SYS_ioctl, slave, TIOCSCTTY, 0);
     pause();  // until SIGHUP at unplug
@@ -497,6 +507,8 @@ void UsbTestbed::unplug(int port) {
         impl_->finish(*p, x, -ESHUTDOWN, 0);
       }
     }
+    // Reapable now (POLLOUT), whatever the hangup below does.
+    if (!p->done.empty() && tcflow(p->slave_fd, TCOON) == 0) p->ready = true;
   }
   umockdev_testbed_uevent(impl_->testbed, p->syspath.c_str(), "remove");  // hot-plug LEFT
   ::close(p->master_fd);  // the node hangs up: POLLERR|POLLHUP, libusb's disconnect path

@@ -1,0 +1,50 @@
+#pragma once
+// DeviceBinding: the daemon's two devices from the drivers layer (issue 3), either emulated
+// in-process (VirtualArray + VirtualTracker on a clock) or real USB devices, brought up and
+// kept up by the supervisor thread, and exposed to the pipeline through its seams.
+//
+//   bring_up(): connect both, configure the array (FOCI at 20 kHz, device watchdog and
+//               intensity cap from [safety]), arm, start both streams. Blocking.
+//   maintain(): the supervisor's periodic call (time sync pings, loss and reconnection; a
+//               returning array is re-armed and streams again with a new stream epoch).
+#include <memory>
+#include <string>
+
+#include "daemon/config/config.hpp"
+#include "daemon/devices/driver_links.hpp"
+#include "drivers/devices.hpp"
+
+namespace sonoflow::daemon {
+
+class DeviceBinding {
+ public:
+  // service_threads: the in-process transports run on their own threads (real clock); false
+  // for virtual-clock runs, which then call pump() between steps.
+  static std::unique_ptr<DeviceBinding> emulated(rt::Clock& clock, const Config& config,
+                                                 bool service_threads);
+  static std::unique_ptr<DeviceBinding> usb(const rt::Clock& clock, const Config& config,
+                                            std::string& error);
+
+  std::string bring_up();  // "" or what failed
+  void maintain();
+  void pump();             // emulated without service threads only
+  void shut_down() noexcept;
+
+  ArrayLink& array_link() noexcept { return *array_link_; }
+  HandSource& hand_source() noexcept { return *hand_source_; }
+  drivers::DeviceSet& devices() noexcept { return *devices_; }
+  // Fault injection and inspection of the emulators (null for USB devices).
+  drivers::EmulatedDevices* emulated_devices() noexcept { return emulated_; }
+  std::string describe() const;
+
+ private:
+  DeviceBinding(std::unique_ptr<drivers::DeviceSet> devices, drivers::EmulatedDevices* emulated,
+                const rt::Clock& clock, const Config& config);
+  std::unique_ptr<drivers::DeviceSet> devices_;
+  drivers::EmulatedDevices* emulated_;
+  const Config& config_;
+  std::unique_ptr<DriverArrayLink> array_link_;
+  std::unique_ptr<DriverHandSource> hand_source_;
+};
+
+}  // namespace sonoflow::daemon
