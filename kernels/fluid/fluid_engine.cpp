@@ -110,6 +110,16 @@ struct FluidEngine::Impl {
   void compact();
   void apply_emissions();
   void substep(float s0, float s1);
+  // Fields that carry state for the current material (the others are reset when they start to).
+  NeighbourSearch::Travel travel() const {
+    return {material.model == MaterialModel::Viscoelastic && material.tau > 0,
+            material.wall_friction > 0, material.model == MaterialModel::Clay};
+  }
+  void reset_conformation() {
+    const cl_float8 identity = {{1, 1, 1, 0, 0, 0, 0, 0}};
+    launch->record(rt->queue().enqueueFillBuffer(s.conf.a, identity, 0,
+                                                 static_cast<std::size_t>(cfg.max_particles) * 32));
+  }
   void read_stats(FluidStats& st);
 };
 
@@ -509,7 +519,9 @@ Status FluidEngine::set_material(const Material& material) {
   if (auto err = validate_material(material)) return err;
   Impl& m = *impl_;
   const bool was_clay = m.material.model == MaterialModel::Clay;
+  const bool had_memory = m.travel().conformation;
   m.material = material;
+  if (!had_memory && m.travel().conformation) m.reset_conformation();  // Q was not kept
   if (!was_clay && material.model == MaterialModel::Clay) {
     // Bonds start empty: clear every slot's bond table.
     m.launch->fill(m.s.bond_id.a, static_cast<std::size_t>(m.cfg.max_particles) * 4 * kMaxBonds,
@@ -522,8 +534,11 @@ Status FluidEngine::set_material(const Material& material) {
 const Material& FluidEngine::material() const { return impl_->material; }
 
 void FluidEngine::set_tau(float tau) {
-  impl_->material.tau = std::isfinite(tau) ? std::max(tau, 0.0f) : 0.0f;
-  impl_->params_dirty = true;
+  Impl& m = *impl_;
+  const bool had_memory = m.travel().conformation;
+  m.material.tau = std::isfinite(tau) ? std::max(tau, 0.0f) : 0.0f;
+  if (!had_memory && m.travel().conformation) m.reset_conformation();  // Q was not kept
+  m.params_dirty = true;
 }
 
 void FluidEngine::set_alpha(float alpha) {
@@ -579,7 +594,7 @@ void FluidEngine::Impl::apply_emissions() {
 void FluidEngine::Impl::compact() {
   if (s.n == 0) return;
   search.sort(*launch, s, s.fluid_grid, s.n, s.x.a, s.flags.a, num_cells);
-  search.reorder_fluid(*launch, s, true);
+  search.reorder_fluid(*launch, s, NeighbourSearch::Travel{});
   cl_uint live = 0;
   cl::CommandQueue& q = rt->queue();
   launch->record(q.enqueueReadBuffer(s.fluid_grid.cell_start, CL_TRUE,
@@ -603,7 +618,7 @@ void FluidEngine::Impl::substep(float s0, float s1) {
   }
   L.run(predict, s.n, s.n, s.x.a, s.x0.a, s.v.a, s.flags.a, s.contact, s.params);
   search.sort(L, s, s.fluid_grid, s.n, s.x.a, s.flags.a, num_cells);
-  search.reorder_fluid(L, s, material.model == MaterialModel::Clay);
+  search.reorder_fluid(L, s, travel());
   if (s.ng > 0) search.sort(L, s, s.ghost_grid, s.ng, s.xg, s.g_flags, num_cells);
   L.fill(s.lambda_sum, static_cast<std::size_t>(s.n) * 4);
   L.fill(s.contact, static_cast<std::size_t>(s.n) * 16);
@@ -782,7 +797,7 @@ void FluidEngine::neighbour_lists(ParticleSnapshot& particles,
   const int ng = m.s.ng;
   m.s.ng = 0;
   m.search.sort(*m.launch, m.s, m.s.fluid_grid, m.s.n, m.s.x.a, m.s.flags.a, m.num_cells);
-  m.search.reorder_fluid(*m.launch, m.s, true);
+  m.search.reorder_fluid(*m.launch, m.s, NeighbourSearch::Travel{});
   m.search.build_lists(*m.launch, m.s);
   m.s.ng = ng;
   const auto n = static_cast<std::size_t>(m.s.n);
