@@ -222,7 +222,8 @@ int main(int argc, char** argv) {
 
   Supervisor supervisor(config, o.config_path, clock, pipeline, status.get(), signals, notifier,
                         control.get());
-  supervisor.set_maintenance([&devices] { devices->maintain(); });
+  devices->start_maintenance_thread(clock, 100'000'000);
+  supervisor.set_before_stop([&devices] { devices->stop_maintenance_thread(); });
   if (!config.scene.file.empty()) {
     const std::string why = supervisor.load_scene(config.scene.file);
     if (!why.empty()) log_line(LogLevel::Warning, "config", "scene not loaded ('scene.file'): %s", why.c_str());

@@ -1,5 +1,7 @@
 #include "daemon/devices/device_binding.hpp"
 
+#include <pthread.h>
+
 #include <cmath>
 #include <cstring>
 
@@ -83,11 +85,28 @@ void DeviceBinding::maintain() {
   devices_->tracker().maintain();
 }
 
+void DeviceBinding::start_maintenance_thread(rt::Clock& clock, std::int64_t period_ns) {
+  stop_maintenance_.store(false);
+  maintenance_ = std::thread([this, &clock, period_ns] {
+    pthread_setname_np(pthread_self(), "sf-devices");
+    while (!stop_maintenance_.load(std::memory_order_acquire)) {
+      maintain();
+      clock.sleep_until(clock.now_ns() + period_ns);
+    }
+  });
+}
+
+void DeviceBinding::stop_maintenance_thread() {
+  stop_maintenance_.store(true, std::memory_order_release);
+  if (maintenance_.joinable()) maintenance_.join();
+}
+
 void DeviceBinding::pump() {
   if (emulated_ != nullptr) emulated_->pump();
 }
 
 void DeviceBinding::shut_down() noexcept {
+  stop_maintenance_thread();
   devices_->array().disconnect();
   devices_->tracker().disconnect();
 }

@@ -117,11 +117,19 @@ struct Daemon {
       if (waitpid(pid, &status, WNOHANG) == pid) return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
       std::this_thread::sleep_for(20ms);
     }
+    // A hung daemon: keep its threads' stacks for the failure report (when gdb is there).
+    if (access("/usr/bin/gdb", X_OK) == 0) {
+      std::system(("/usr/bin/gdb -p " + std::to_string(pid) +
+                   " -batch -ex 'thread apply all bt' >" + stderr_path + ".stacks 2>&1").c_str());
+    }
     kill(pid, SIGKILL);
     waitpid(pid, &status, 0);
     return -1;
   }
-  std::string log() const { return read_file(stderr_path); }
+  std::string log() const {
+    const std::string stacks = read_file(stderr_path + ".stacks");
+    return read_file(stderr_path) + (stacks.empty() ? "" : "\n--- stacks of the hung daemon\n" + stacks);
+  }
 };
 
 struct Sandbox {
