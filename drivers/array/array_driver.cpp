@@ -398,6 +398,7 @@ void ArrayDriver::in_done(std::uint8_t endpoint, TransferStatus status,
       decode_message(data, {kArrayMagic, session_.load(std::memory_order_acquire)}, s);
   if (e != CodecError::Ok) {
     transport_counts_.rejected.fetch_add(1, std::memory_order_relaxed);
+    rejections_.count(e);
     return;
   }
   status_.store(s);

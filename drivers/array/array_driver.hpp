@@ -109,6 +109,8 @@ class ArrayDriver final : private usb::StreamHandler {
   std::uint32_t stream_epoch() const noexcept { return epoch_.load(std::memory_order_acquire); }
   std::uint8_t tick_div() const noexcept { return tick_div_.load(std::memory_order_relaxed); }
   ArrayDriverCounters counters() const noexcept;
+  // Device messages (STATUS) the driver rejected, by reason.
+  CodecErrorCounts rejections() const noexcept { return rejections_.snapshot(); }
 
  private:
   struct Buffer {
@@ -171,6 +173,7 @@ class ArrayDriver final : private usb::StreamHandler {
   struct alignas(rt::kCacheLineSize) TransportSide {
     std::atomic<std::uint64_t> sent{0}, out_errors{0}, statuses{0}, rejected{0}, lost{0};
   } transport_counts_;
+  SharedCodecErrorCounts rejections_;  // written by the transport thread
   std::atomic<std::uint64_t> reconnects_{0}, pings_{0};
 };
 

@@ -1,5 +1,5 @@
 #pragma once
-// DriveEncoder: computes DRIVE samples on the host (PROTOCOL.md 3.5): for each sample's foci,
+// DriveEncoder: computes DRIVE samples on the host (PROTOCOL.md 3.6): for each sample's foci,
 // the phase and amplitude of all 256 transducers, 8 bits each.
 //
 // Phases follow the field model of kernels/acoustics (thesis Eq. 2.12): a focus at x_f needs

@@ -2,6 +2,7 @@
 // Why a received message was rejected. Every decoder returns one of these instead of throwing;
 // receivers count rejections per reason (CodecErrorCounts) and drop the message.
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <string_view>
 
@@ -45,6 +46,27 @@ struct CodecErrorCounts {
     std::uint64_t n = 0;
     for (unsigned i = 1; i < by_reason.size(); ++i) n += by_reason[i];
     return n;
+  }
+};
+
+// The same counters shared between threads: one writer (the thread that decodes, e.g. a USB
+// event thread), any number of readers (monitors). Relaxed atomics: each count is exact, a
+// snapshot of several is not a single instant.
+struct SharedCodecErrorCounts {
+  std::array<std::atomic<std::uint64_t>, kCodecErrorCount> by_reason{};
+
+  void count(CodecError e) noexcept {
+    const auto i = static_cast<unsigned>(e);
+    if (i < by_reason.size()) by_reason[i].fetch_add(1, std::memory_order_relaxed);
+  }
+  std::uint64_t operator[](CodecError e) const noexcept {
+    const auto i = static_cast<unsigned>(e);
+    return i < by_reason.size() ? by_reason[i].load(std::memory_order_relaxed) : 0;
+  }
+  CodecErrorCounts snapshot() const noexcept {
+    CodecErrorCounts c;
+    for (unsigned i = 0; i < by_reason.size(); ++i) c.by_reason[i] = by_reason[i].load(std::memory_order_relaxed);
+    return c;
   }
 };
 

@@ -291,27 +291,32 @@ void TrackerDriver::in_done(std::uint8_t endpoint, TransferStatus status,
   }
   if (endpoint == kTrackerEpStatusIn) {
     TrackerStatus s;
-    if (decode_message(data, {kTrackerMagic, session_.load(std::memory_order_acquire)}, s) ==
-        CodecError::Ok) {
+    const CodecError e =
+        decode_message(data, {kTrackerMagic, session_.load(std::memory_order_acquire)}, s);
+    if (e == CodecError::Ok) {
       status_.store(s);
       counts_.statuses.fetch_add(1, std::memory_order_relaxed);
     } else {
       counts_.rejected.fetch_add(1, std::memory_order_relaxed);
+      rejections_.count(e);
     }
   }
 }
 
 void TrackerDriver::on_frame(std::span<const std::uint8_t> data) noexcept {
   const std::int64_t received = clock_.now_ns();
-  if (decode_message(data, {kTrackerMagic, session_.load(std::memory_order_acquire)}, msg_scratch_) !=
-      CodecError::Ok) {
+  const CodecError e =
+      decode_message(data, {kTrackerMagic, session_.load(std::memory_order_acquire)}, msg_scratch_);
+  if (e != CodecError::Ok) {
     counts_.rejected.fetch_add(1, std::memory_order_relaxed);
+    rejections_.count(e);
     return;
   }
   const HandFrameMsg& m = msg_scratch_;
   if (have_last_) {
     if (m.tracking_frame_id <= last_tracking_id_) {  // duplicate or out of order
       counts_.rejected.fetch_add(1, std::memory_order_relaxed);
+      rejections_.count(CodecError::OutOfRange);
       return;
     }
     counts_.dropped.fetch_add(m.tracking_frame_id - last_tracking_id_ - 1, std::memory_order_relaxed);

@@ -105,6 +105,8 @@ class TrackerDriver final : private usb::StreamHandler {
   ClockMap clock_map() const noexcept;
   LinkState link_state() const noexcept { return state_.load(std::memory_order_acquire); }
   TrackerDriverCounters counters() const noexcept;
+  // Device messages (HAND_FRAME, STATUS) the driver rejected, by reason.
+  CodecErrorCounts rejections() const noexcept { return rejections_.snapshot(); }
 
  private:
   std::size_t next_out(std::span<std::uint8_t>) noexcept override { return 0; }
@@ -153,6 +155,7 @@ class TrackerDriver final : private usb::StreamHandler {
     std::atomic<std::uint64_t> frames{0}, rejected{0}, dropped{0}, camera_drops{0}, ring_full{0},
         truncated{0}, statuses{0}, lost{0};
   } counts_;
+  SharedCodecErrorCounts rejections_;  // written by the transport thread
   std::atomic<std::uint64_t> reconnects_{0}, pings_{0};
 };
 

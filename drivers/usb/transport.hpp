@@ -76,7 +76,7 @@ class Transport {
   // A matching device is attached (whether or not it is open): hot-plug state.
   virtual bool device_present() noexcept = 0;
 
-  // Vendor control transfers on EP0 (PROTOCOL.md 2.3). Blocking, with a timeout.
+  // Vendor control transfers on EP0 (PROTOCOL.md 2.5). Blocking, with a timeout.
   virtual TransferStatus control_in(std::uint8_t request, std::uint16_t value, std::uint16_t index,
                                     std::span<std::uint8_t> out, std::size_t& received) = 0;
   virtual TransferStatus control_out(std::uint8_t request, std::uint16_t value, std::uint16_t index,

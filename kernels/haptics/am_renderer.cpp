@@ -30,6 +30,14 @@ void AmRenderer::reset() noexcept {
   stats_ = {};
 }
 
+void AmRenderer::set_max_foci(int n) noexcept {
+  config_.optimizer.max_foci = std::clamp(n, 1, kMaxFoci);
+}
+
+void AmRenderer::set_modulation_hz(float hz) noexcept {
+  if (std::isfinite(hz) && hz > 0) config_.modulation_hz = std::min(hz, 1000.0f);
+}
+
 void AmRenderer::optimise(const HandFrame& frame) {
   const int n = samples_.size();
   perceptual_weights(samples_, frame, config_.weight_map, lloyd_weight_.head(n));

@@ -59,6 +59,9 @@ class AmRenderer {
               std::int64_t block_time_ns, FocalBlock& out) noexcept;
   // Forget the field, the warm start and the rendered foci (immediate silence).
   void reset() noexcept;
+  // Live controls; take effect at the next render. Clamped to 1..kMaxFoci and (0, 1000] Hz.
+  void set_max_foci(int n) noexcept;
+  void set_modulation_hz(float hz) noexcept;
 
   const AmConfig& config() const { return config_; }
   const AmTickStats& last_tick() const { return stats_; }

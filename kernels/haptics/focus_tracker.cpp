@@ -22,9 +22,11 @@ void FocusTracker::update(std::span<const Eigen::Vector3f> positions,
   for (int r = 0; r < n; ++r) {
     for (int s = 0; s < kMaxFoci; ++s) {
       const RenderedFocus& slot = slots_[std::size_t(s)];
+      // Silent slots cost a hair more the higher they are, so births fill the lowest free slot
+      // and the reported count stays small.
       cost[std::size_t(r)][std::size_t(s)] =
           slot.intensity > 0 ? (slot.position - positions[std::size_t(r)]).norm()
-                             : std::max(config.rematch_distance_m, 0.0f);
+                             : std::max(config.rematch_distance_m, 0.0f) * (1.0f + 1e-4f * float(s));
     }
   }
   std::array<int, kMaxAssignment> slot_of{};
@@ -59,15 +61,15 @@ void FocusTracker::reset() { slots_ = {}; }
 
 int FocusTracker::active_count() const {
   int count = 0;
-  for (const RenderedFocus& s : slots_) count += s.intensity > 0 ? 1 : 0;
+  for (int s = 0; s < kMaxFoci; ++s) {
+    if (slots_[std::size_t(s)].intensity > 0) count = s + 1;
+  }
   return count;
 }
 
 int FocusTracker::active(std::array<RenderedFocus, kMaxFoci>& out) const {
-  int count = 0;
-  for (const RenderedFocus& s : slots_) {
-    if (s.intensity > 0) out[std::size_t(count++)] = s;
-  }
+  const int count = active_count();
+  for (int s = 0; s < count; ++s) out[std::size_t(s)] = slots_[std::size_t(s)];
   return count;
 }
 

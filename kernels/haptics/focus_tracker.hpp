@@ -34,9 +34,11 @@ class FocusTracker {
   // Immediate silence, no memory of where foci were.
   void reset();
 
-  // Foci with non-zero intensity, in slot order (stable while a focus lives).
+  // Number of slots up to the last sounding one. A focus keeps its slot (its index in the
+  // output) for as long as it sounds, so consumers can follow it; silent slots below the last
+  // sounding one are reported with intensity 0 where they faded out.
   int active_count() const;
-  // Writes the active foci, returns how many.
+  // Writes slots 0 .. active_count() - 1, returns active_count().
   int active(std::array<RenderedFocus, kMaxFoci>& out) const;
 
  private:

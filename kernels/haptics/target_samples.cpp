@@ -73,7 +73,8 @@ void TargetSamples::copy_from(const TargetSamples& other) {
   hand_.head(n) = other.hand_.head(n);
 }
 
-void TargetSamples::repose(const HandFrame& frame) {
+void TargetSamples::repose(const HandFrame& frame, int stride) {
+  stride = std::max(stride, 1);
   // One rotation matrix per joint per hand, then a 3x3 multiply per sample.
   std::array<std::array<Eigen::Matrix3f, kHandJointCount>, kMaxHands> rotation;
   std::array<std::array<Eigen::Vector3f, kHandJointCount>, kMaxHands> origin;
@@ -92,7 +93,7 @@ void TargetSamples::repose(const HandFrame& frame) {
       origin[std::size_t(h)][std::size_t(j)] = to_eigen(joint.position);
     }
   }
-  for (int i = 0; i < size_; ++i) {
+  for (int i = 0; i < size_; i += stride) {
     const std::size_t h = hand_[i], j = joint_[i];
     if (h < std::size_t(hands) && usable[h][j]) {
       position_.col(i).noalias() = rotation[h][j] * offset_.col(i) + origin[h][j];

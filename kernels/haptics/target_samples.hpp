@@ -36,8 +36,9 @@ class TargetSamples {
   void copy_from(const TargetSamples& other);
 
   // Moves every sample to its anchor joint in `frame`. A sample whose hand is missing from the
-  // frame or whose joint is not valid keeps the position it had in the field.
-  void repose(const HandFrame& frame);
+  // frame or whose joint is not valid keeps the position it had in the field. With stride > 1
+  // only every stride-th sample moves (a cheap subset, e.g. for estimating the hand's motion).
+  void repose(const HandFrame& frame, int stride = 1);
   // Positions back to the field's.
   void reset_pose();
 

@@ -122,6 +122,7 @@ TEST(ArrayDriver, CorruptedStatusIsRejectedAndCounted) {
   p.devices->with_array([](emulator::VirtualArray& a) { a.corrupt_next_in(3); });
   p.run_ms(100);
   EXPECT_EQ(p.array().counters().statuses_rejected, 3u);
+  EXPECT_EQ(p.array().rejections()[CodecError::BadCrc], 3u);
 }
 
 TEST(ArrayDriver, DisconnectLeavesTheArraySilent) {

@@ -66,6 +66,7 @@ struct Pipeline {
   std::unique_ptr<EmulatedDevices> devices;
   StreamPacer pacer;
   std::uint32_t epoch = 0;
+  std::uint64_t statuses_seen = 0;
   std::int64_t last_maintain_ns = 0;
   // The tracker consumer: every frame popped after each step lands here (when collecting).
   bool collect_frames = true;
@@ -87,6 +88,11 @@ struct Pipeline {
     if (a.stream_epoch() != epoch) {
       epoch = a.stream_epoch();
       pacer.restart();
+    }
+    if (a.status_count() != statuses_seen) {
+      statuses_seen = a.status_count();
+      ArrayStatus s;
+      if (a.status(s)) pacer.observe_status(s);
     }
     const ClockMap map = a.clock_map();
     const std::uint8_t div = a.tick_div();

@@ -52,6 +52,9 @@ TEST(Streaming, SixtySecondsOfFociPlayEverySampleAtItsTick) {
   EXPECT_EQ(c.late_submits, 0u);
   EXPECT_EQ(c.blocks_sent, c.blocks_submitted);
   EXPECT_EQ(p.pacer.counters().resyncs, 0u);
+  EXPECT_EQ(p.pacer.counters().device_low_water, 0u);  // the device's FIFO never dipped
+  EXPECT_GE(p.pacer.counters().device_lead_ticks, 120u);
+  EXPECT_LE(p.pacer.counters().device_lead_ticks, 360u);  // between the water marks (+1 block)
   EXPECT_GE(c.statuses, 59'000u);  // STATUS at 1 kHz
 }
 
@@ -90,6 +93,7 @@ TEST(Streaming, ThirtyMillisecondStallHoldsThenFadesThenResumesCleanly) {
   EXPECT_EQ(log.mismatches, 0u);
   EXPECT_EQ(log.out_of_order, 0u);
   EXPECT_EQ(p.pacer.counters().resyncs, 1u);
+  EXPECT_EQ(p.pacer.counters().underruns, 1u);  // the stream thread learns it from STATUS
   p.devices->with_array([&](emulator::VirtualArray& a) {
     EXPECT_EQ(a.counters().fades_to_silence, 1u);
     a.set_observer(nullptr);
@@ -114,7 +118,17 @@ TEST(Streaming, ShortStallResumesFromHold) {
   EXPECT_EQ(log.faded, 0u);
   EXPECT_EQ(log.resume_ticks.size(), 1u);
   EXPECT_EQ(log.mismatches, 0u);
+  EXPECT_EQ(p.pacer.counters().device_low_water, 1u);  // STATUS showed the FIFO run low once
   p.devices->with_array([&](emulator::VirtualArray& a) { a.set_observer(nullptr); });
+}
+
+TEST(StreamPacer, HighWaterStaysInsideASmallDeviceFifo) {
+  StreamPacer pacer;
+  pacer.fit_to_device(/*fifo_depth_samples=*/100, /*tick_div=*/2);  // 200 ticks
+  int blocks = 0;
+  while (pacer.next_block(1'000.0)) ++blocks;
+  EXPECT_LE(pacer.queue_end() - 1'000u, 200u);
+  EXPECT_GE(blocks, 1);
 }
 
 // The stream thread's calls never allocate (rt rule; tests/support/allocation_counter).

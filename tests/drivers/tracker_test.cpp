@@ -200,6 +200,8 @@ TEST_F(Streaming, InjectedFaultsAreDetected) {
   p.devices->with_tracker([](emulator::VirtualTracker& t) { t.corrupt_next_in(2); });
   p.run_ms(200);
   EXPECT_EQ(p.tracker().counters().frames_rejected, 2u);
+  EXPECT_EQ(p.tracker().rejections()[CodecError::BadCrc], 2u);  // counted under their reason
+  EXPECT_EQ(p.tracker().rejections().total_rejected(), 2u);
   EXPECT_EQ(p.tracker().counters().dropped_frames, 5u);
   // Tracking loss: empty frames for the duration, then the hand comes back with a new id.
   HandFrame before;

@@ -375,6 +375,13 @@ bool UsbTestbed::ensure_preloaded(int argc, char** argv) {
   // umockdev's ioctl sockets live under $TMPDIR and must fit in sun_path (108 bytes).
   const char* tmp = std::getenv("TMPDIR");
   if (tmp != nullptr && std::strlen(tmp) > 40) setenv("TMPDIR", "/tmp", 1);
+  // An ASan build would refuse to start with the preload ahead of its runtime.
+  const char* asan = std::getenv("ASAN_OPTIONS");
+  std::string asan_options = asan ? asan : "";
+  if (asan_options.find("verify_asan_link_order") == std::string::npos) {
+    asan_options += (asan_options.empty() ? "" : ":") + std::string("verify_asan_link_order=0");
+    setenv("ASAN_OPTIONS", asan_options.c_str(), 1);
+  }
   std::vector<char*> args;
   args.push_back(const_cast<char*>("umockdev-wrapper"));
   for (int i = 0; i < argc; ++i) args.push_back(argv[i]);

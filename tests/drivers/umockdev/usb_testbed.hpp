@@ -14,6 +14,10 @@
 // testbed's uevents are resolved through the mocked /sys. ensure_preloaded() re-executes the
 // program under umockdev-wrapper when it is not. Create the testbed before any libusb context
 // and destroy every libusb context before the testbed.
+//
+// Known limit (umockdev 0.17.16): two open file descriptors on the same device node in one
+// process break that node's ioctl socket (the preload aborts with "received EOF"), so a test must
+// not open a device twice at the same time (e.g. two LibusbTransports on one device).
 #include <cstdint>
 #include <functional>
 #include <memory>

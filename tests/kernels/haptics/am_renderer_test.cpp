@@ -163,8 +163,14 @@ TEST(AmRenderer, DistantTargetCrossFadesInsteadOfTeleporting) {
     last_old = old_intensity;
   }
   EXPECT_LE(max_change, config.glide.intensity_rate_per_s * 1e-3f + 1e-5f);
-  EXPECT_EQ(rig.block.samples[0].count, 1);
-  EXPECT_NEAR(rig.block.samples[0].foci[0].position.x, 0.04f, 1e-3f);
+  // One focus sounds, at the new blob. It took the next slot: the old one, now silent, keeps
+  // slot 0, so a consumer following foci by index never sees one jump across the hand.
+  const FocalSample& s = rig.block.samples[0];
+  ASSERT_EQ(s.count, 2);
+  EXPECT_EQ(s.foci[0].intensity, 0.0f);
+  EXPECT_NEAR(s.foci[0].position.x, -0.04f, 1e-3f);
+  EXPECT_GT(s.foci[1].intensity, 0.5f);
+  EXPECT_NEAR(s.foci[1].position.x, 0.04f, 1e-3f);
 }
 
 TEST(AmRenderer, FociFollowTheHandBetweenFields) {

@@ -1,0 +1,318 @@
+// Shared definitions of the fluid program: the parameter block (mirrors
+// kernels/fluid/device/sim_params.hpp field by field), particle flags, SPH smoothing kernels,
+// 6-vector (Voigt) helpers for conformation constraints, and quaternions.
+//
+// Build-time defines (set by the host runner):
+//   KERNEL_CUBIC      cubic spline for W and grad W; otherwise poly6 (W) + spiky (grad W)
+//   NBR_STRIDED       neighbour k of particle i at [k * n + i] (GPU); else [i * cap + k] (CPU)
+//   MAX_BONDS         bond slots per clay particle
+
+#define FLAG_DEAD 1u      // removed; sorted to the end and skipped by every kernel
+#define FLAG_ANCHOR 2u    // a wall friction anchor is set
+#define FLAG_NAN 4u       // removed because its state became non-finite
+
+#define MAX_SHAPES 8
+#define SHAPE_BOX 0       // fluid inside an axis-aligned box: p = min corner, n = max corner
+#define SHAPE_PLANE 1     // fluid on the +n side of the plane through p
+#define SHAPE_BOWL 2      // spherical shell (centre p, inner radius radius, thickness) below p.z
+
+#define INVALID_INDEX 0xffffffffu
+#define WALL_TABLE 64
+
+typedef struct {
+  int kind;
+  float p[3];
+  float n[3];
+  float radius;
+  float thickness;
+  float pad[3];
+} Shape;
+
+typedef struct {
+  // grid
+  float grid_min[3];
+  float cell_size;
+  int grid_dim[3];
+  int num_cells;
+  // smoothing kernel and particle
+  float h, h2, w_norm, grad_norm;
+  float w_zero, rest_volume, mass, rest_density;
+  float dt, inv_dt, max_speed, particle_radius;
+  float gravity[3];
+  int max_neighbours;
+  int max_ghost_neighbours;
+  int model;
+  int fluid_count;
+  int ghost_count;
+  // PBF
+  float epsilon, scorr_k, scorr_inv_wdq;
+  int scorr_n;
+  // conformation / DC-PBD
+  float tau, alpha, beta;
+  int corotation;
+  float xsph, vorticity, wall_friction, wall_restitution;
+  float hand_friction, contact_radius;
+  int density_coupling;
+  int shape_count;
+  // clay
+  float bond_radius2, bond_on_speed, bond_off_speed, bond_stretch;
+  float bond_stiffness;
+  int clay_viscosity;
+  int clay_bonds;
+  float ghost_max_speed;
+  float domain_min[3];
+  float rest_neighbours;
+  float domain_max[3];
+  float pad2;
+  Shape shapes[MAX_SHAPES];
+  float wall_psi[WALL_TABLE];
+  float wall_area[WALL_TABLE];
+} SimParams;
+
+#define P_CONST __constant const SimParams*
+
+#ifdef NBR_STRIDED
+#define NBR(list, i, k, n, cap) list[(k) * (n) + (i)]
+#else
+#define NBR(list, i, k, n, cap) list[(i) * (cap) + (k)]
+#endif
+
+// ---- smoothing kernels (support radius h) ---------------------------------------------------
+
+// W(r) from r^2; 0 outside the support.
+inline float kernel_w(float r2, P_CONST P) {
+  if (r2 >= P->h2) return 0.0f;
+#ifdef KERNEL_CUBIC
+  const float q = sqrt(r2) / P->h;
+  if (q <= 0.5f) return P->w_norm * (6.0f * q * q * (q - 1.0f) + 1.0f);
+  const float a = 1.0f - q;
+  return P->w_norm * 2.0f * a * a * a;
+#else
+  const float d = P->h2 - r2;
+  return P->w_norm * d * d * d;
+#endif
+}
+
+// grad W with respect to x_i of W(x_i - x_j), r = x_i - x_j; zero at r = 0 and outside.
+inline float3 kernel_grad(float3 r, float r2, P_CONST P) {
+  if (r2 >= P->h2 || r2 <= 1e-20f) return (float3)(0.0f);
+  const float len = sqrt(r2);
+#ifdef KERNEL_CUBIC
+  const float q = len / P->h;
+  float g;
+  if (q <= 0.5f) g = P->grad_norm * q * (3.0f * q - 2.0f);
+  else {
+    const float a = 1.0f - q;
+    g = -P->grad_norm * a * a;
+  }
+  return r * (g / (len * P->h));
+#else
+  const float a = P->h - len;
+  return r * (P->grad_norm * a * a / len);
+#endif
+}
+
+// x^n for a small integer n >= 1 (pown is a slow library call on some devices).
+inline float ipow(float x, int n) {
+  float r = x;
+  for (int k = 1; k < n; ++k) r *= x;
+  return r;
+}
+
+// ---- grid ---------------------------------------------------------------------------------------
+
+inline int3 cell_coord(float3 x, P_CONST P) {
+  const float3 lo = (float3)(P->grid_min[0], P->grid_min[1], P->grid_min[2]);
+  int3 c = convert_int3_rtn((x - lo) / P->cell_size);
+  return clamp(c, (int3)(0), (int3)(P->grid_dim[0] - 1, P->grid_dim[1] - 1, P->grid_dim[2] - 1));
+}
+
+inline uint cell_index(int3 c, P_CONST P) {
+  return (uint)((c.z * P->grid_dim[1] + c.y) * P->grid_dim[0] + c.x);
+}
+
+inline bool inside_domain(float3 x, P_CONST P) {
+  return x.x >= P->domain_min[0] && x.y >= P->domain_min[1] && x.z >= P->domain_min[2] &&
+         x.x <= P->domain_max[0] && x.y <= P->domain_max[1] && x.z <= P->domain_max[2];
+}
+
+// ---- 6-vectors in Voigt order (xx, yy, zz, xy, xz, yz), stored in float8 s0..s5 ----------------
+
+// A(g) u: the entries of u (x) g + (u (x) g)^T (thesis eq. 3.10).
+inline float8 voigt_sym(float3 u, float3 g) {
+  return (float8)(2.0f * g.x * u.x, 2.0f * g.y * u.y, 2.0f * g.z * u.z,
+                  g.y * u.x + g.x * u.y, g.z * u.x + g.x * u.z, g.z * u.y + g.y * u.z,
+                  0.0f, 0.0f);
+}
+
+// A(g)^T l.
+inline float3 voigt_sym_t(float3 g, float8 l) {
+  return (float3)(2.0f * g.x * l.s0 + g.y * l.s3 + g.z * l.s4,
+                  2.0f * g.y * l.s1 + g.x * l.s3 + g.z * l.s5,
+                  2.0f * g.z * l.s2 + g.x * l.s4 + g.y * l.s5);
+}
+
+// diag(A(g) A(g)^T): squared norms of the rows of A(g).
+inline float8 voigt_sym_diag(float3 g) {
+  const float3 s = g * g;
+  return (float8)(4.0f * s.x, 4.0f * s.y, 4.0f * s.z, s.x + s.y, s.x + s.z, s.y + s.z, 0.0f, 0.0f);
+}
+
+inline float8 voigt_identity(void) { return (float8)(1.0f, 1.0f, 1.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f); }
+
+// ---- quaternions (x, y, z, w) -------------------------------------------------------------------
+
+inline float3 quat_rotate(float4 q, float3 v) {
+  const float3 u = q.xyz;
+  const float3 t = 2.0f * cross(u, v);
+  return v + q.w * t + cross(u, t);
+}
+
+inline float4 quat_mul(float4 a, float4 b) {
+  return (float4)(a.w * b.xyz + b.w * a.xyz + cross(a.xyz, b.xyz), a.w * b.w - dot(a.xyz, b.xyz));
+}
+
+inline float4 quat_slerp(float4 a, float4 b, float s) {
+  float c = dot(a, b);
+  if (c < 0.0f) {
+    b = -b;
+    c = -c;
+  }
+  if (c > 0.9995f) return normalize(mix(a, b, s));
+  const float theta = acos(c);
+  const float sn = sin(theta);
+  return (sin((1.0f - s) * theta) / sn) * a + (sin(s * theta) / sn) * b;
+}
+
+// ---- walls ----------------------------------------------------------------------------------
+
+// Signed distance of x to the wall of one shape (> 0 on the fluid side) and its outward normal.
+// Bowls are shells: particles beyond the middle of the shell are pushed to the outside.
+inline float shape_distance(__constant const Shape* s, float3 x, float3* n) {
+  const float3 p = (float3)(s->p[0], s->p[1], s->p[2]);
+  const float3 q = (float3)(s->n[0], s->n[1], s->n[2]);
+  if (s->kind == SHAPE_PLANE) {
+    *n = q;
+    return dot(x - p, q);
+  }
+  // Bowl: only below the rim plane z = p.z.
+  if (x.z > p.z) {
+    *n = (float3)(0.0f, 0.0f, 1.0f);
+    return INFINITY;
+  }
+  const float3 r = x - p;
+  const float len = length(r);
+  const float3 dir = len > 1e-12f ? r / len : (float3)(0.0f, 0.0f, -1.0f);
+  if (len < s->radius + 0.5f * s->thickness) {
+    *n = -dir;
+    return s->radius - len;
+  }
+  *n = dir;
+  return len - (s->radius + s->thickness);
+}
+
+inline void push_out(float3* x, float d, float3 n, float radius, float* total, float* deepest,
+                     float3* contact_normal) {
+  const float pen = radius - d;
+  if (pen > 0.0f) {
+    *x += pen * n;
+    *total += pen;
+    if (pen > *deepest) {
+      *deepest = pen;
+      *contact_normal = n;
+    }
+  }
+}
+
+// Projects x out of every wall to at least the particle radius (a box is six planes, each
+// projected). Returns the summed normal correction (m) and the normal of the deepest contact.
+inline float project_walls(float3* x, P_CONST P, float3* contact_normal) {
+  float total = 0.0f;
+  float deepest = 0.0f;
+  const float rad = P->particle_radius;
+  for (int k = 0; k < P->shape_count; ++k) {
+    __constant const Shape* s = &P->shapes[k];
+    if (s->kind == SHAPE_BOX) {
+      const float3 lo = (float3)(s->p[0], s->p[1], s->p[2]);
+      const float3 hi = (float3)(s->n[0], s->n[1], s->n[2]);
+      push_out(x, (*x).x - lo.x, (float3)(1.0f, 0.0f, 0.0f), rad, &total, &deepest, contact_normal);
+      push_out(x, hi.x - (*x).x, (float3)(-1.0f, 0.0f, 0.0f), rad, &total, &deepest, contact_normal);
+      push_out(x, (*x).y - lo.y, (float3)(0.0f, 1.0f, 0.0f), rad, &total, &deepest, contact_normal);
+      push_out(x, hi.y - (*x).y, (float3)(0.0f, -1.0f, 0.0f), rad, &total, &deepest, contact_normal);
+      push_out(x, (*x).z - lo.z, (float3)(0.0f, 0.0f, 1.0f), rad, &total, &deepest, contact_normal);
+      push_out(x, hi.z - (*x).z, (float3)(0.0f, 0.0f, -1.0f), rad, &total, &deepest, contact_normal);
+      continue;
+    }
+    float3 n;
+    const float d = shape_distance(s, *x, &n);
+    push_out(x, d, n, rad, &total, &deepest, contact_normal);
+  }
+  return total;
+}
+
+// ---- wall boundary density ------------------------------------------------------------------
+
+// The fluid volume a plane wall at distance d stands in for (the kernel's integral beyond the
+// wall), and its derivative: psi(d), area(d) = -dpsi/dd. Tabulated by the host from this
+// program's own W (fluid_engine.cpp, calibrate).
+inline float2 wall_table(float d, P_CONST P) {
+  if (d >= P->h) return (float2)(0.0f);
+  const float t = fmax(d, 0.0f) / P->h * (float)(WALL_TABLE - 1);
+  const int k = min((int)t, WALL_TABLE - 2);
+  const float f = t - (float)k;
+  return (float2)(mix(P->wall_psi[k], P->wall_psi[k + 1], f),
+                  mix(P->wall_area[k], P->wall_area[k + 1], f));
+}
+
+inline void add_wall(float d, float3 n, P_CONST P, float* volume, float3* grad) {
+  if (d >= P->h) return;
+  const float2 w = wall_table(d, P);
+  *volume += w.x;
+  *grad -= w.y * n;
+}
+
+// Sum over every wall of the boundary volume at x and its gradient (n points into the fluid).
+inline void wall_volume(float3 x, P_CONST P, float* volume, float3* grad) {
+  for (int k = 0; k < P->shape_count; ++k) {
+    __constant const Shape* s = &P->shapes[k];
+    if (s->kind == SHAPE_BOX) {
+      const float3 lo = (float3)(s->p[0], s->p[1], s->p[2]);
+      const float3 hi = (float3)(s->n[0], s->n[1], s->n[2]);
+      add_wall(x.x - lo.x, (float3)(1.0f, 0.0f, 0.0f), P, volume, grad);
+      add_wall(hi.x - x.x, (float3)(-1.0f, 0.0f, 0.0f), P, volume, grad);
+      add_wall(x.y - lo.y, (float3)(0.0f, 1.0f, 0.0f), P, volume, grad);
+      add_wall(hi.y - x.y, (float3)(0.0f, -1.0f, 0.0f), P, volume, grad);
+      add_wall(x.z - lo.z, (float3)(0.0f, 0.0f, 1.0f), P, volume, grad);
+      add_wall(hi.z - x.z, (float3)(0.0f, 0.0f, -1.0f), P, volume, grad);
+      continue;
+    }
+    float3 n;
+    const float d = shape_distance(s, x, &n);
+    add_wall(d, n, P, volume, grad);
+  }
+}
+
+// Velocity boundary condition: a particle touching a wall (within 5 % of its radius) keeps no
+// velocity into it. Used by the velocity-level solver, which has no other notion of walls.
+inline float3 wall_velocity(float3 x, float3 u, P_CONST P) {
+  const float reach = 1.05f * P->particle_radius;
+  for (int k = 0; k < P->shape_count; ++k) {
+    __constant const Shape* s = &P->shapes[k];
+    if (s->kind == SHAPE_BOX) {
+      const float3 lo = (float3)(s->p[0], s->p[1], s->p[2]);
+      const float3 hi = (float3)(s->n[0], s->n[1], s->n[2]);
+      if (x.x - lo.x < reach) u.x = fmax(u.x, 0.0f);
+      if (hi.x - x.x < reach) u.x = fmin(u.x, 0.0f);
+      if (x.y - lo.y < reach) u.y = fmax(u.y, 0.0f);
+      if (hi.y - x.y < reach) u.y = fmin(u.y, 0.0f);
+      if (x.z - lo.z < reach) u.z = fmax(u.z, 0.0f);
+      if (hi.z - x.z < reach) u.z = fmin(u.z, 0.0f);
+      continue;
+    }
+    float3 n;
+    const float d = shape_distance(s, x, &n);
+    const float un = dot(u, n);
+    if (d < reach && un < 0.0f) u -= un * n;
+  }
+  return u;
+}

@@ -1,0 +1,67 @@
+// The hand as kinematic ghost particles. The host lays ghosts out on capsules between joints
+// (kernels/fluid/hand/hand_ghosts.cpp): each ghost is a point and an outward normal fixed in
+// the frame of one joint. Every substep re-poses them at the substep's end, interpolating the
+// joint between the previous and the newest tracker frame (lerp position, slerp rotation).
+// The fluid's corrections caused by a ghost are summed, with opposite sign, as the ghost's
+// impulse over the frame (thesis eq. 6.6): force = impulse / frame time.
+
+// Joint pose at fraction s between the previous and the newest frame.
+inline float3 ghost_at(float3 offset, float4 p0, float4 q0, float4 p1, float4 q1, float s) {
+  const float4 q = quat_slerp(q0, q1, s);
+  return mix(p0.xyz, p1.xyz, s) + quat_rotate(q, offset);
+}
+
+__kernel void pose_ghosts(int ng, __global const int* gjoint, __global const float4* goffset,
+                          __global const float4* gnormal_local,
+                          __global const float4* jpos_prev, __global const float4* jrot_prev,
+                          __global const float4* jpos_new, __global const float4* jrot_new,
+                          float s0, float s1, P_CONST P, __global float4* xg,
+                          __global float4* xg0, __global float4* vg, __global float4* gnormal,
+                          __global uint* gflags) {
+  const int g = get_global_id(0);
+  if (g >= ng) return;
+  const int j = gjoint[g];
+  const float3 off = goffset[g].xyz;
+  const float3 a = ghost_at(off, jpos_prev[j], jrot_prev[j], jpos_new[j], jrot_new[j], s0);
+  const float3 b = ghost_at(off, jpos_prev[j], jrot_prev[j], jpos_new[j], jrot_new[j], s1);
+  float3 u = (b - a) * P->inv_dt;
+  const float speed = length(u);
+  // The fluid sees the hand move at most ghost_max_speed: a faster ghost starts the substep
+  // closer to its end position, as if the hand had moved there earlier.
+  if (speed > P->ghost_max_speed) u *= P->ghost_max_speed / speed;
+  const float3 start = b - u * P->dt;
+  const float4 q1 = quat_slerp(jrot_prev[j], jrot_new[j], s1);
+  xg[g] = (float4)(b, 0.0f);
+  xg0[g] = (float4)(start, 0.0f);
+  vg[g] = (float4)(u, 0.0f);
+  gnormal[g] = (float4)(quat_rotate(q1, gnormal_local[g].xyz), 0.0f);
+  const bool finite = !any(isnan(b)) && !any(isinf(b));
+  gflags[g] = (finite && inside_domain(b, P)) ? 0u : FLAG_DEAD;
+}
+
+// Reaction of one density sweep on each ghost: minus the momentum the sweep gave the fluid
+// through this ghost, i.e. the boundary-density part of dx_i and the contact push.
+// Reads the positions the sweep started from (x) and the lambdas it used.
+__kernel void ghost_density_reaction(int ng, __global const float4* xg,
+                                     __global const uint* gflags, __global const uint* fnbr,
+                                     __global const uint* fcount, __global const float4* x,
+                                     __global const float* lambda, __global const float* gvol,
+                                     __global const float4* ghost_contact, P_CONST P,
+                                     __global float4* gimpulse) {
+  const int g = get_global_id(0);
+  if (g >= ng) return;
+  if (gflags[g] & FLAG_DEAD) return;
+  const float3 xgg = xg[g].xyz;
+  float3 dx = (float3)(0.0f);
+  const uint cnt = min(fcount[g], (uint)P->max_neighbours);
+  for (uint k = 0; k < cnt; ++k) {
+    const uint i = NBR(fnbr, g, k, ng, P->max_neighbours);
+    if (P->density_coupling) {
+      const float3 r = x[i].xyz - xgg;
+      dx += (lambda[i] * gvol[g]) * kernel_grad(r, dot(r, r), P);
+    }
+    const float4 c = ghost_contact[i];
+    if (as_uint(c.w) == (uint)g) dx += c.xyz;
+  }
+  gimpulse[g] -= (float4)(P->mass * P->inv_dt * dx, 0.0f);
+}

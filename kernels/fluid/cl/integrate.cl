@@ -1,0 +1,100 @@
+// Start and end of a substep for the fluid particles (thesis algorithm 2, first and last lines):
+// symplectic Euler prediction, then velocities from finite differences of the projected
+// positions, with wall friction (sliding anchors), restitution and the speed clamp.
+
+inline float3 clamp_speed(float3 v, float max_speed) {
+  const float s = length(v);
+  return s > max_speed ? v * (max_speed / s) : v;
+}
+
+// u* = u0 + dt g, x* = x0 + dt u*. Particles leaving the domain, or whose state is no longer
+// finite, are flagged dead (removed at the next sort).
+__kernel void predict(int n, __global float4* x, __global float4* x0, __global float4* v,
+                      __global uint* flags, __global float4* contact, P_CONST P) {
+  const int i = get_global_id(0);
+  if (i >= n) return;
+  uint f = flags[i];
+  if (f & FLAG_DEAD) return;
+  const float3 g = (float3)(P->gravity[0], P->gravity[1], P->gravity[2]);
+  const float3 p0 = x[i].xyz;
+  const float3 u = clamp_speed(v[i].xyz + P->dt * g, P->max_speed);
+  const float3 p = p0 + P->dt * u;
+  if (any(isnan(p)) || any(isinf(p)) || any(isnan(u))) f |= FLAG_DEAD | FLAG_NAN;
+  else if (!inside_domain(p, P)) f |= FLAG_DEAD;
+  flags[i] = f;
+  x0[i] = (float4)(p0, 0.0f);
+  x[i] = (float4)(p, 0.0f);
+  v[i] = (float4)(u, 0.0f);
+  contact[i] = (float4)(0.0f);
+}
+
+// u = (x - x0) / dt after Coulomb friction against walls by a sliding anchor (thesis 6.1.4):
+// the tangential offset from the anchor is removed up to mu times the normal correction of this
+// substep; if it is larger the particle slides by the excess and the anchor follows it.
+// Restitution reflects the normal velocity the particle had before the substep.
+__kernel void finalize(int n, __global float4* x, __global const float4* x0, __global float4* v,
+                       __global uint* flags, __global const float4* contact,
+                       __global float4* anchor, P_CONST P) {
+  const int i = get_global_id(0);
+  if (i >= n) return;
+  uint f = flags[i];
+  if (f & FLAG_DEAD) return;
+  float3 p = x[i].xyz;
+  const float3 p0 = x0[i].xyz;
+  const float4 c = contact[i];
+  if (c.w > 0.0f && P->wall_friction > 0.0f) {
+    const float3 nrm = c.xyz;
+    float3 a = (f & FLAG_ANCHOR) ? anchor[i].xyz : p0;
+    const float3 d = p - a;
+    const float3 t = d - dot(d, nrm) * nrm;
+    const float tl = length(t);
+    const float limit = P->wall_friction * c.w;
+    if (tl <= limit) {
+      p -= t;
+    } else {
+      p -= t * (limit / tl);
+      a = p;
+    }
+    anchor[i] = (float4)(a, 0.0f);
+    f |= FLAG_ANCHOR;
+  } else {
+    f &= ~FLAG_ANCHOR;
+  }
+  float3 u = (p - p0) * P->inv_dt;
+  if (c.w > 0.0f && P->wall_restitution > 0.0f) {
+    const float3 nrm = c.xyz;
+    const float un0 = dot(v[i].xyz, nrm);  // approach speed before the substep
+    if (un0 < 0.0f) u += nrm * (-P->wall_restitution * un0 - dot(u, nrm));
+  }
+  u = clamp_speed(u, P->max_speed);
+  if (any(isnan(p)) || any(isnan(u))) f |= FLAG_DEAD | FLAG_NAN;
+  flags[i] = f;
+  x[i] = (float4)(p, 0.0f);
+  v[i] = (float4)(u, 0.0f);
+}
+
+// Fresh state for emitted particles in slots [first, first + count): positions, velocities
+// and ids were written by the host.
+__kernel void init_particles(int first, int count, __global const uint* id, __global uint* flags,
+                             __global float8* conf, __global float4* anchor,
+                             __global uint* bond_id, __global uint* slot_of_id) {
+  const int k = get_global_id(0);
+  if (k >= count) return;
+  const int i = first + k;
+  slot_of_id[id[i]] = (uint)i;
+  flags[i] = 0u;
+  conf[i] = voigt_identity();
+  anchor[i] = (float4)(0.0f);
+  for (int b = 0; b < MAX_BONDS; ++b) bond_id[i * MAX_BONDS + b] = INVALID_INDEX;
+}
+
+// Flags particles dead by stable id (ids that are not live are ignored).
+__kernel void mark_removed(int count, __global const uint* ids, int id_capacity,
+                           __global const uint* slot_of_id, __global uint* flags) {
+  const int k = get_global_id(0);
+  if (k >= count) return;
+  const uint id = ids[k];
+  if (id >= (uint)id_capacity) return;
+  const uint slot = slot_of_id[id];
+  if (slot != INVALID_INDEX) flags[slot] |= FLAG_DEAD;
+}

@@ -1,0 +1,77 @@
+// Neighbour lists, built once per substep after the sort and reused by every constraint
+// iteration. A list holds the indices of the points of one gridded set within h of a query
+// point: fluid->fluid (self excluded), fluid->ghost, ghost->fluid. The fluid set is physically
+// sorted, so a cell range is a slot range; the ghost set is indexed through its permutation.
+// count[i] is the true number found; only the first `cap` are stored (stats report overflow).
+
+__kernel void build_neighbours(int nq, __global const float4* xq, __global const uint* flags_q,
+                               __global const uint* cell_start, __global const uint* perm,
+                               int indirect, __global const float4* xs, int exclude_self,
+                               int cap, P_CONST P, __global uint* nbr, __global uint* count) {
+  const int i = get_global_id(0);
+  if (i >= nq) return;
+  if (flags_q[i] & FLAG_DEAD) {
+    count[i] = 0;
+    return;
+  }
+  const float3 x = xq[i].xyz;
+  const int3 c = cell_coord(x, P);
+  const float h2 = P->h2;
+  uint k = 0;
+  for (int dz = -1; dz <= 1; ++dz) {
+    const int cz = c.z + dz;
+    if (cz < 0 || cz >= P->grid_dim[2]) continue;
+    for (int dy = -1; dy <= 1; ++dy) {
+      const int cy = c.y + dy;
+      if (cy < 0 || cy >= P->grid_dim[1]) continue;
+      // The three cells along x are consecutive, so their points form one range.
+      const int x0 = max(c.x - 1, 0);
+      const int x1 = min(c.x + 1, P->grid_dim[0] - 1);
+      const uint row = (uint)((cz * P->grid_dim[1] + cy) * P->grid_dim[0]);
+      const uint begin = cell_start[row + x0];
+      const uint end = cell_start[row + x1 + 1];
+      for (uint s = begin; s < end; ++s) {
+        const uint j = indirect ? perm[s] : s;
+        if (exclude_self && j == (uint)i) continue;
+        const float3 r = x - xs[j].xyz;
+        if (dot(r, r) < h2) {
+          if (k < (uint)cap) NBR(nbr, i, k, nq, cap) = j;
+          ++k;
+        }
+      }
+    }
+  }
+  count[i] = k;
+}
+
+// Ghost volumes (Akinci et al. 2012): V_g = 1 / sum_k W(x_g - x_k) over the ghosts near g,
+// so a single layer of ghosts acts as a boundary of the right density whatever its sampling.
+__kernel void ghost_volume(int ng, __global const float4* xg, __global const uint* gflags,
+                           __global const uint* cell_start, __global const uint* perm,
+                           P_CONST P, __global float* volume) {
+  const int g = get_global_id(0);
+  if (g >= ng) return;
+  if (gflags[g] & FLAG_DEAD) {
+    volume[g] = 0.0f;
+    return;
+  }
+  const float3 x = xg[g].xyz;
+  const int3 c = cell_coord(x, P);
+  float sum = 0.0f;
+  for (int dz = -1; dz <= 1; ++dz) {
+    const int cz = c.z + dz;
+    if (cz < 0 || cz >= P->grid_dim[2]) continue;
+    for (int dy = -1; dy <= 1; ++dy) {
+      const int cy = c.y + dy;
+      if (cy < 0 || cy >= P->grid_dim[1]) continue;
+      const int x0 = max(c.x - 1, 0);
+      const int x1 = min(c.x + 1, P->grid_dim[0] - 1);
+      const uint row = (uint)((cz * P->grid_dim[1] + cy) * P->grid_dim[0]);
+      for (uint s = cell_start[row + x0]; s < cell_start[row + x1 + 1]; ++s) {
+        const float3 r = x - xg[perm[s]].xyz;
+        sum += kernel_w(dot(r, r), P);
+      }
+    }
+  }
+  volume[g] = sum > 0.0f ? 1.0f / sum : 0.0f;
+}

@@ -1,0 +1,28 @@
+#pragma once
+// Conformation constraints with the DC-PBD solver (cl/conformation.cl; thesis ch. 3):
+// the velocity phase (linear Jacobi on velocities, then x** = x0 + dt u**), one position sweep
+// per solver iteration staggered with the density sweep, and the conformation update at the
+// end of the substep. Clay reuses the position sweep as its corotational strain-rate viscosity
+// (tau = alpha = 0, no velocity phase; thesis 6.1.2).
+#include "kernels/fluid/constraints/constraint_set.hpp"
+
+namespace sonoflow::fluid {
+
+class Conformation final : public ConstraintSet {
+ public:
+  static Expected<std::unique_ptr<ConstraintSet>> create(const ClRuntime& rt, DeviceState& s);
+  const char* name() const override { return "conformation"; }
+  bool active(const Material& m) const override;
+  void begin_substep(SolverContext& ctx) override;
+  void velocity_phase(SolverContext& ctx) override;
+  void project(SolverContext& ctx) override;
+  void end_substep(SolverContext& ctx) override;
+
+ private:
+  void reset_lambda(SolverContext& ctx);
+  cl::Kernel density_, spin_kernel_, mix_, mix8_, vel_lambda_, vel_apply_, vel_finish_, pos_lambda_, pos_apply_, reaction_,
+      update_;
+  cl::Buffer lambda_, dlambda_, rot_, spin_, prev_, lambda_cur_, lambda_prev_;
+};
+
+}  // namespace sonoflow::fluid

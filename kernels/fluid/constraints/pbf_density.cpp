@@ -1,0 +1,31 @@
+#include "kernels/fluid/constraints/pbf_density.hpp"
+
+namespace sonoflow::fluid {
+
+Expected<std::unique_ptr<ConstraintSet>> PbfDensity::create(const ClRuntime& rt) {
+  auto set = std::make_unique<PbfDensity>();
+  for (auto [k, name] : {std::pair{&set->lambda_, "pbf_lambda"}, std::pair{&set->apply_, "pbf_apply"},
+                         std::pair{&set->reaction_, "ghost_density_reaction"}}) {
+    auto kernel = rt.kernel(name);
+    if (!kernel) return kernel.error();
+    *k = kernel.value();
+  }
+  return std::unique_ptr<ConstraintSet>(std::move(set));
+}
+
+void PbfDensity::project(SolverContext& ctx) {
+  DeviceState& s = ctx.s;
+  ctx.launch.run(lambda_, s.n, s.n, s.x.a, s.flags.a, s.nbr, s.nbr_count, s.gnbr, s.gnbr_count,
+                 s.xg, s.g_volume, s.params, s.density, s.lambda, s.lambda_sum);
+  ctx.launch.run(apply_, s.n, s.n, s.x.a, s.x.b, s.flags.a, s.nbr, s.nbr_count, s.gnbr,
+                 s.gnbr_count, s.xg, s.g_normal, s.g_volume, s.lambda, s.params, s.contact,
+                 s.ghost_contact);
+  // The reaction reads the positions the sweep started from, before the swap.
+  if (s.ng > 0) {
+    ctx.launch.run(reaction_, s.ng, s.ng, s.xg, s.g_flags, s.g_nbr, s.g_nbr_count, s.x.a,
+                   s.lambda, s.g_volume, s.ghost_contact, s.params, s.g_impulse);
+  }
+  s.x.swap();
+}
+
+}  // namespace sonoflow::fluid

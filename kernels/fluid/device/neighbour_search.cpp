@@ -1,0 +1,72 @@
+#include "kernels/fluid/device/neighbour_search.hpp"
+
+namespace sonoflow::fluid {
+
+Expected<NeighbourSearch> NeighbourSearch::create(const ClRuntime& rt) {
+  NeighbourSearch ns;
+  struct Entry {
+    cl::Kernel* k;
+    const char* name;
+  };
+  const Entry entries[] = {{&ns.count_cells_, "count_cells"},     {&ns.scan_blocks_, "scan_blocks"},
+                           {&ns.scan_tops_, "scan_tops"},         {&ns.scan_add_, "scan_add"},
+                           {&ns.scatter_, "scatter"},             {&ns.sort_cells_, "sort_cells"},
+                           {&ns.gather_words_, "gather_words"},   {&ns.update_id_map_, "update_id_map"},
+                           {&ns.build_neighbours_, "build_neighbours"},
+                           {&ns.ghost_volume_, "ghost_volume"}};
+  for (const auto& e : entries) {
+    auto k = rt.kernel(e.name);
+    if (!k) return k.error();
+    *e.k = k.value();
+  }
+  return ns;
+}
+
+void NeighbourSearch::sort(Launcher& launch, const DeviceState& s, GridBuffers& grid, int n,
+                           const cl::Buffer& x, const cl::Buffer& flags, int num_cells) {
+  const int entries = num_cells + 1;  // cells + the sentinel cell of dead points
+  launch.fill(grid.cell_count, sizeof(cl_uint) * static_cast<std::size_t>(entries));
+  launch.run(count_cells_, n, n, x, flags, s.params, grid.cell_of, grid.rank, grid.cell_count);
+  const int blocks = (entries + grid.block - 1) / grid.block;
+  launch.run(scan_blocks_, blocks, entries, grid.block, grid.cell_count, grid.cell_start,
+             grid.block_sum);
+  launch.run(scan_tops_, 1, blocks, grid.block_sum, grid.cell_start, entries);
+  launch.run(scan_add_, entries, entries, grid.block, grid.cell_start, grid.block_sum);
+  launch.run(scatter_, n, n, grid.cell_of, grid.rank, grid.cell_start, grid.perm);
+  launch.run(sort_cells_, entries, entries, grid.cell_start, grid.perm);
+}
+
+void NeighbourSearch::gather(Launcher& launch, DeviceState& s, Field& f) {
+  launch.run(gather_words_, s.n, s.n, f.words, s.fluid_grid.perm, f.a, f.b);
+  f.swap();
+}
+
+void NeighbourSearch::reorder_fluid(Launcher& launch, DeviceState& s, bool with_bonds) {
+  for (Field* f : {&s.x, &s.x0, &s.v, &s.id, &s.flags, &s.conf, &s.anchor}) gather(launch, s, *f);
+  if (with_bonds) {
+    gather(launch, s, s.bond_id);
+    gather(launch, s, s.bond_rest);
+  }
+  launch.run(update_id_map_, s.n, s.n, s.id.a, s.flags.a, s.slot_of_id);
+}
+
+void NeighbourSearch::build_lists(Launcher& launch, DeviceState& s) {
+  const cl_int direct = 0, indirect = 1, exclude = 1, include = 0;
+  launch.run(build_neighbours_, s.n, s.n, s.x.a, s.flags.a, s.fluid_grid.cell_start,
+             s.fluid_grid.perm, direct, s.x.a, exclude, s.max_neighbours, s.params, s.nbr,
+             s.nbr_count);
+  if (s.ng == 0) {  // no hand: every fluid particle has no ghost neighbour
+    launch.fill(s.gnbr_count, sizeof(cl_uint) * static_cast<std::size_t>(s.n));
+    return;
+  }
+  launch.run(build_neighbours_, s.n, s.n, s.x.a, s.flags.a, s.ghost_grid.cell_start,
+             s.ghost_grid.perm, indirect, s.xg, include, s.max_ghost_neighbours, s.params,
+             s.gnbr, s.gnbr_count);
+  launch.run(build_neighbours_, s.ng, s.ng, s.xg, s.g_flags, s.fluid_grid.cell_start,
+             s.fluid_grid.perm, direct, s.x.a, include, s.max_neighbours, s.params, s.g_nbr,
+             s.g_nbr_count);
+  launch.run(ghost_volume_, s.ng, s.ng, s.xg, s.g_flags, s.ghost_grid.cell_start,
+             s.ghost_grid.perm, s.params, s.g_volume);
+}
+
+}  // namespace sonoflow::fluid

@@ -1,0 +1,33 @@
+#pragma once
+// Uniform-grid neighbour search on the device (kernels in cl/sort.cl and cl/neighbours.cl):
+// a deterministic counting sort per point set, the physical reorder of the fluid particles
+// with the stable id -> slot map, and the neighbour lists reused by every constraint sweep.
+#include "kernels/fluid/device/cl_runtime.hpp"
+#include "kernels/fluid/device/device_state.hpp"
+
+namespace sonoflow::fluid {
+
+class NeighbourSearch {
+ public:
+  static Expected<NeighbourSearch> create(const ClRuntime& rt);
+
+  // Sorts n points into the grid: afterwards grid.perm[slot] is the point's old index and
+  // grid.cell_start[c] .. [c + 1] the slots of cell c; dead points come last.
+  void sort(Launcher& launch, const DeviceState& s, GridBuffers& grid, int n, const cl::Buffer& x,
+            const cl::Buffer& flags, int num_cells);
+
+  // Gathers every fluid field into sorted order (after sort of the fluid grid) and updates
+  // the id -> slot map. Bonds travel only when they are in use.
+  void reorder_fluid(Launcher& launch, DeviceState& s, bool with_bonds);
+
+  // Fluid->fluid, fluid->ghost and ghost->fluid lists, and the ghost volumes.
+  void build_lists(Launcher& launch, DeviceState& s);
+
+ private:
+  void gather(Launcher& launch, DeviceState& s, Field& f);
+
+  cl::Kernel count_cells_, scan_blocks_, scan_tops_, scan_add_, scatter_, sort_cells_;
+  cl::Kernel gather_words_, update_id_map_, build_neighbours_, ghost_volume_;
+};
+
+}  // namespace sonoflow::fluid

@@ -1,0 +1,104 @@
+#pragma once
+// Configuration of the fluid engine: which OpenCL device, the particle resolution and domain,
+// the material (a plain parameter struct; presets live in config/materials/*.toml and are read
+// by material.hpp), and how the hand couples to the fluid. SI units throughout, array frame
+// (origin at the centre of the transducer surface, +z away from the array).
+#include <string>
+
+#include "kernels/types/geometry.hpp"
+
+namespace sonoflow::fluid {
+
+enum class DeviceType { Any, Cpu, Gpu, Accelerator };
+
+// Empty strings match anything. With type Any a GPU is preferred over other devices.
+struct DeviceSelector {
+  std::string platform;  // substring of the platform name, e.g. "Portable Computing Language"
+  std::string device;    // substring of the device name
+  DeviceType type = DeviceType::Any;
+};
+
+enum class SmoothingKernel {
+  Poly6Spiky,   // W_poly6 for densities, grad W_spiky for gradients (Mueller 2003, PBF)
+  CubicSpline,  // cubic B-spline for both (Monaghan 1992), support radius h
+};
+
+enum class MaterialModel {
+  Water,         // PBF density constraint only (+ optional XSPH and vorticity confinement)
+  Viscoelastic,  // PBF + conformation constraints solved with DC-PBD (thesis ch. 3)
+  Clay,          // PBF + corotational viscosity + hysteretic bonds + anchor friction (thesis 6.1)
+};
+
+// Every coefficient of one material. Defaults are water; presets override what they name.
+struct Material {
+  std::string name = "water";
+  MaterialModel model = MaterialModel::Water;
+  float rest_density = 1000.0f;  // kg/m^3
+
+  // Schedule: frame = substeps x (prediction, velocity phase, `iterations` position sweeps).
+  int substeps = 1;
+  int iterations = 4;
+
+  // PBF density constraint (Macklin & Mueller 2013).
+  float relaxation = 0.01f;    // epsilon as a fraction of the rest-state denominator sum |grad C|^2
+  float scorr_k = 0.01f;       // tensile correction k, relative to the rest-state denominator
+  float scorr_dq = 0.2f;       // delta q as a fraction of h
+  int scorr_n = 4;
+  float xsph = 0.0f;           // XSPH velocity smoothing c (0 disables)
+  float vorticity = 0.0f;      // vorticity confinement epsilon, m/s^2 scale (0 disables)
+
+  // Conformation constraints with DC-PBD (thesis 3.3): tau, alpha live-editable.
+  float tau = 0.0f;            // s, relaxation time (0: Q = I after every step)
+  float alpha = 1.0f;          // compliance (thesis units: unit particle mass)
+  float beta = 5.0f;           // Jacobi relaxation beta / n_i (n_i floored at the rest count)
+  int velocity_iterations = 4; // linear Jacobi sweeps of the velocity phase (0: position-only PBD)
+  bool corotation = true;      // best-fit rotation in the position-level constraint (3.14-3.16)
+  float chebyshev = 0.0f;      // spectral radius estimate for Chebyshev-accelerated velocity
+                               // sweeps (Wang 2015) when tau = 0 and alpha <= 0.01;
+                               // 0: plain Jacobi (thesis)
+
+  // Clay (thesis 6.1): viscosity is the conformation constraint with tau = alpha = 0.
+  bool clay_viscosity = true;
+  bool clay_bonds = true;
+  float bond_radius = 0.75f;   // candidate pairs closer than bond_radius * h
+  float bond_on_speed = 0.02f; // m/s, |v_n| below this creates a bond (theta_on)
+  float bond_off_speed = 0.2f; // m/s, |v_n| above this breaks it (theta_off > theta_on)
+  float bond_stretch = 0.5f;   // a bond breaks when its length exceeds (1 + stretch) * rest
+  float bond_stiffness = 1.0f; // 0..1, PBD stiffness of a bond projection
+
+  // Walls and hand: Coulomb friction by sliding anchors, restitution on walls.
+  float wall_friction = 0.0f;    // mu (position-level, static = kinetic)
+  float wall_restitution = 0.0f; // 0..1
+  float hand_friction = 0.0f;    // mu against the hand ghosts
+};
+
+// How the tracked hand becomes ghost particles and how its pressure is read out.
+struct HandCoupling {
+  float ghost_spacing = 0.0f;       // m between ghosts on a capsule surface (0: particle spacing)
+  float contact_radius = 0.0f;      // m, one-sided fluid-ghost distance R (0: 0.5 x spacing)
+  bool density_coupling = true;     // ghosts add boundary density (Akinci 2012) to the fluid
+  Vec3f array_position{0, 0, 0};    // ghosts whose normal faces this point give samples
+  float teleport_distance = 0.15f;  // m; a joint jumping farther between frames is re-placed,
+                                    // not swept through the fluid
+  float max_speed = 20.0f;          // m/s, ghost velocity clamp (the fluid sees at most this)
+};
+
+struct FluidConfig {
+  DeviceSelector device;
+  int max_particles = 20000;
+  int max_ghosts = 4096;
+  int max_neighbours = 64;         // per particle; more are dropped and counted in FluidStats
+  float particle_spacing = 0.01f;  // m, rest spacing d; particle mass = rest_density * d^3
+  float support_ratio = 2.0f;      // kernel support h = support_ratio * d
+  SmoothingKernel kernel = SmoothingKernel::Poly6Spiky;
+  Vec3f domain_min{-0.25f, -0.25f, 0.0f};  // m; particles leaving the domain are removed
+  Vec3f domain_max{0.25f, 0.25f, 0.5f};
+  Vec3f gravity{0, 0, -9.81f};
+  float max_speed = 10.0f;   // m/s clamp on fluid velocity
+  float thin_wall = 0.0f;    // m, thinnest solid a particle must not tunnel (v dt < w/2); 0: none
+  Material material;
+  HandCoupling hand;
+  bool profile = false;      // OpenCL profiling events per kernel (benchmarks; allocates per frame)
+};
+
+}  // namespace sonoflow::fluid

@@ -1,0 +1,127 @@
+#pragma once
+// FluidEngine: the particle fluid the hand touches, on an OpenCL device (PoCL on the CPU, or any
+// GPU ICD). It owns no threads; the daemon's 90 Hz fluid thread calls it.
+//
+//   auto engine = FluidEngine::create(config);          // picks the device, builds the kernels,
+//   if (!engine) log(engine.error().message);           // allocates every buffer once
+//   engine.value()->load_scene(scene);                  // walls + initial particles
+//   every frame:
+//     engine->step_frame(newest, &previous, 1.0 / 90, contact_field, stats);
+//
+// step_frame advances the fluid by frame_dt in material.substeps substeps. The hand is posed
+// from `previous` (at the start of the frame) to `newest` (at its end), interpolated per
+// substep; with previous == nullptr it stands still at `newest`. It writes the pressure on the
+// array-facing hand surface to `out` (samples anchored to joints) and fills `stats`. It does
+// not allocate, lock or throw; it blocks only for its own device work (the read-back of the
+// contact field and statistics at the end of the frame).
+//
+// Between frames the caller may: set_tau / set_alpha (live editing, thesis fig. 3.8),
+// set_material (switches model and every coefficient), emit particles (pouring), remove
+// particles by id. Particles are reordered on the device every substep for locality; their
+// stable ids never change, so read_particles and remove see no reordering.
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "kernels/fluid/expected.hpp"
+#include "kernels/fluid/fluid_config.hpp"
+#include "kernels/fluid/scene.hpp"
+#include "kernels/types/contact_field.hpp"
+#include "kernels/types/hand_pose.hpp"
+
+namespace sonoflow::fluid {
+
+struct FluidStats {
+  std::uint64_t frame = 0;          // frames stepped since create
+  int particles = 0;                // live fluid particles after the frame
+  int ghosts = 0;                   // hand ghost particles this frame
+  int removed = 0;                  // removed this frame: left the domain or became non-finite
+  int non_finite = 0;               // of those, non-finite (a NaN sentinel: should stay 0)
+  int neighbour_overflow = 0;       // particles with more neighbours than max_neighbours
+  float mean_compression = 0;       // mean of max(rho / rho0 - 1, 0) over the particles
+  float mean_abs_density_error = 0; // mean |rho / rho0 - 1| (free-surface deficit included)
+  float max_density_error = 0;      // max rho / rho0 - 1
+  float max_speed = 0;              // m/s
+  float kinetic_energy = 0;         // J
+  float max_pressure = 0;           // Pa, from the density multipliers of the last substep
+  Vec3f momentum;                   // kg m/s
+  Vec3f angular_momentum;           // kg m^2/s about the origin
+  Vec3f centroid;                   // m
+  Vec3f hand_force;                 // N, mean force of the fluid on the hands over the frame
+  float max_contact_pressure = 0;   // Pa, largest sample pressure in the contact field
+  int contact_samples = 0;
+  int device_errors = 0;            // failed OpenCL calls this frame (should stay 0)
+};
+
+// Every particle, ordered by stable id (tests, recorder; allocates, not for the 90 Hz path).
+struct ParticleSnapshot {
+  std::vector<std::uint32_t> id;
+  std::vector<Vec3f> position;
+  std::vector<Vec3f> velocity;
+  std::vector<float> density;   // kg/m^3 (last density sweep)
+  std::vector<float> pressure;  // Pa, -rho0 sum(kappa lambda) / dt^2 of the last substep
+};
+
+class FluidEngine {
+ public:
+  static Expected<std::unique_ptr<FluidEngine>> create(const FluidConfig& config);
+  ~FluidEngine();
+  FluidEngine(const FluidEngine&) = delete;
+  FluidEngine& operator=(const FluidEngine&) = delete;
+
+  // Replaces walls and particles (set-up time). Fails with BadScene or CapacityExceeded.
+  Status load_scene(const Scene& scene);
+
+  // One frame; see the file comment.
+  void step_frame(const HandFrame& newest, const HandFrame* previous, double frame_dt,
+                  ContactField& out, FluidStats& stats);
+
+  // Validates and applies a material (model, coefficients, schedule). BadMaterial if invalid.
+  Status set_material(const Material& material);
+  const Material& material() const;
+  void set_tau(float tau);      // s, >= 0 (clamped)
+  void set_alpha(float alpha);  // >= 0 (clamped)
+
+  // Queues particles for the next frame; returns how many fit (the rest are dropped).
+  int emit(std::span<const Vec3f> positions, std::span<const Vec3f> velocities);
+  // Removes particles by stable id at the next frame; unknown ids are ignored.
+  void remove(std::span<const std::uint32_t> ids);
+
+  int particle_count() const;
+  float particle_mass() const;  // kg (rest density x calibrated rest volume)
+  const FluidConfig& config() const;
+  std::string device_name() const;
+
+  void read_particles(ParticleSnapshot& out);
+
+  // Diagnostics for tests (allocate, block):
+  // The smoothing kernel as the device evaluates it at offsets r = x_i - x_j.
+  struct KernelSample {
+    float w = 0;
+    Vec3f grad;
+  };
+  std::vector<KernelSample> evaluate_kernel(std::span<const Vec3f> offsets);
+  // A fresh neighbour search at the current positions: for each particle (by stable id, as in
+  // read_particles) the stable ids of its fluid neighbours, in list order, and the positions
+  // the search used. Reorders the particles on the device (ids are unaffected).
+  void neighbour_lists(ParticleSnapshot& particles, std::vector<std::vector<std::uint32_t>>& lists);
+  float support_radius() const;  // h, m
+
+  // With config.profile: device milliseconds per kernel since the last call.
+  struct KernelTime {
+    std::string name;
+    double ms = 0;
+    int launches = 0;
+  };
+  std::vector<KernelTime> kernel_profile();
+
+  struct Impl;
+
+ private:
+  explicit FluidEngine(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace sonoflow::fluid

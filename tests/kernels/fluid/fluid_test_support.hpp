@@ -1,0 +1,57 @@
+#pragma once
+// Helpers shared by the fluid tests: an engine on whatever OpenCL device is present (PoCL in
+// CI), scenes, stepping without a hand, and measurements over particle snapshots.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <memory>
+#include <vector>
+
+#include "kernels/fluid/fluid_engine.hpp"
+
+namespace sonoflow::fluid::test {
+
+inline std::unique_ptr<FluidEngine> make_engine(const FluidConfig& config) {
+  auto e = FluidEngine::create(config);
+  if (!e) {
+    ADD_FAILURE() << "FluidEngine::create: " << e.error().message;
+    return nullptr;
+  }
+  return std::move(e.value());
+}
+
+// Steps `frames` frames of frame_dt with no hand; returns the last stats.
+inline FluidStats run(FluidEngine& e, int frames, double frame_dt = 1.0 / 90.0) {
+  static ContactField field;  // large; one per process is enough for the tests
+  FluidStats stats;
+  HandFrame none;
+  for (int k = 0; k < frames; ++k) e.step_frame(none, nullptr, frame_dt, field, stats);
+  return stats;
+}
+
+inline ParticleSnapshot snapshot(FluidEngine& e) {
+  ParticleSnapshot s;
+  e.read_particles(s);
+  return s;
+}
+
+inline bool all_finite(const ParticleSnapshot& s) {
+  for (const Vec3f& p : s.position)
+    if (!std::isfinite(p.x) || !std::isfinite(p.y) || !std::isfinite(p.z)) return false;
+  for (const Vec3f& v : s.velocity)
+    if (!std::isfinite(v.x) || !std::isfinite(v.y) || !std::isfinite(v.z)) return false;
+  return true;
+}
+
+inline Vec3f centroid(const std::vector<Vec3f>& p) {
+  double x = 0, y = 0, z = 0;
+  for (const Vec3f& q : p) {
+    x += q.x;
+    y += q.y;
+    z += q.z;
+  }
+  const double n = p.empty() ? 1.0 : static_cast<double>(p.size());
+  return {static_cast<float>(x / n), static_cast<float>(y / n), static_cast<float>(z / n)};
+}
+
+}  // namespace sonoflow::fluid::test

@@ -1,0 +1,176 @@
+// The hand as ghost particles: pressure on the palm when it presses into a pool, a contact field
+// anchored to joints, and robustness when the hand teleports, moves fast or leaves the domain.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+
+#include "tests/kernels/fluid/fluid_test_support.hpp"
+#include "tests/kernels/fluid/hand_fixture.hpp"
+
+namespace sonoflow::fluid::test {
+namespace {
+
+constexpr float kFloor = 0.10f;  // pool floor, 10 cm above the array
+constexpr float kDepth = 0.05f;
+
+FluidConfig pool_config() {
+  FluidConfig c;
+  c.max_particles = 4000;
+  c.particle_spacing = 0.01f;
+  c.domain_min = {-0.16f, -0.16f, 0.05f};
+  c.domain_max = {0.16f, 0.16f, 0.40f};
+  c.material.substeps = 2;
+  c.material.iterations = 4;
+  return c;
+}
+
+Scene pool_scene() {
+  Scene s;
+  s.shapes.push_back(Shape::box({-0.12f, -0.12f, kFloor}, {0.12f, 0.12f, 0.35f}));
+  s.blocks.push_back({{-0.12f, -0.12f, kFloor}, {0.12f, 0.12f, kFloor + kDepth}});
+  return s;
+}
+
+struct PressResult {
+  Vec3f mean_force;          // N, mean over the pressing frames
+  double palm_pressure = 0;  // Pa, summed over palm samples, mean over frames
+  int palm_samples = 0;
+  int samples = 0;
+  bool samples_face_array = true;
+  Vec3f mean_normal;         // pressure-weighted sample normal
+  bool finite = true;
+};
+
+// The palm (centred over the pool) starts 2 cm above the surface and moves down at `speed`
+// for `seconds`; forces are averaged over the frames in which the palm is below the surface.
+PressResult press(FluidEngine& e, float speed, float seconds) {
+  static ContactField field;
+  FluidStats st;
+  PressResult r;
+  const double dt = 1.0 / 90.0;
+  const float start = kFloor + kDepth + 0.02f;
+  HandFrame prev = flat_hand({0.0f, 0.0f, start}, 0, 0);
+  run(e, 30);  // settle the pool
+  int frames = 0, counted = 0;
+  double fz = 0, fx = 0, fy = 0, palm = 0, nx = 0, ny = 0, nz = 0;
+  for (; frames < static_cast<int>(seconds * 90); ++frames) {
+    const float z = start - speed * static_cast<float>((frames + 1) * dt);
+    HandFrame now = flat_hand({0.0f, 0.0f, z}, static_cast<std::uint64_t>(frames + 1), 0);
+    e.step_frame(now, &prev, dt, field, st);
+    prev = now;
+    r.finite = r.finite && std::isfinite(st.hand_force.z) && st.non_finite == 0;
+    if (z > kFloor + kDepth - 0.005f) continue;  // not yet in the fluid
+    ++counted;
+    fx += st.hand_force.x;
+    fy += st.hand_force.y;
+    fz += st.hand_force.z;
+    for (std::uint32_t k = 0; k < field.count; ++k) {
+      const ContactSample& s = field.samples[k];
+      ++r.samples;
+      // Sampled ghosts face the array (at the origin).
+      if (s.normal.x * -s.position.x + s.normal.y * -s.position.y + s.normal.z * -s.position.z <= 0)
+        r.samples_face_array = false;
+      nx += s.pressure * s.normal.x;
+      ny += s.pressure * s.normal.y;
+      nz += s.pressure * s.normal.z;
+      if (on_palm(s)) {
+        ++r.palm_samples;
+        palm += s.pressure;
+      }
+    }
+  }
+  if (counted > 0) {
+    r.mean_force = {static_cast<float>(fx / counted), static_cast<float>(fy / counted),
+                    static_cast<float>(fz / counted)};
+    r.palm_pressure = palm / counted;
+  }
+  const double nl = std::sqrt(nx * nx + ny * ny + nz * nz);
+  if (nl > 0) r.mean_normal = {static_cast<float>(nx / nl), static_cast<float>(ny / nl), static_cast<float>(nz / nl)};
+  return r;
+}
+
+TEST(Hand, PressingIntoWaterPushesThePalmBack) {
+  auto e = make_engine(pool_config());
+  ASSERT_TRUE(e);
+  ASSERT_FALSE(e->load_scene(pool_scene()));
+  const PressResult r = press(*e, 0.2f, 0.3f);
+  std::printf("force %.3f %.3f %.3f N, palm samples %d of %d, palm pressure sum %.1f Pa\n",
+              r.mean_force.x, r.mean_force.y, r.mean_force.z, r.palm_samples, r.samples,
+              r.palm_pressure);
+  EXPECT_TRUE(r.finite);
+  EXPECT_GT(r.mean_force.z, 0.0f) << "the fluid must push the hand up, away from it";
+  EXPECT_GT(r.mean_force.z, 5 * std::hypot(r.mean_force.x, r.mean_force.y));
+  EXPECT_GT(r.palm_samples, 0);
+  EXPECT_GT(r.palm_pressure, 0.0);
+  EXPECT_TRUE(r.samples_face_array);
+  EXPECT_LT(r.mean_normal.z, -0.8f) << "pressure sits on the surface that faces the fluid (down)";
+}
+
+// Steps the pool with a scripted hand; checks every frame that nothing became non-finite, that
+// no particle escaped the closed box, and that speeds stay within the clamp.
+void run_scripted(FluidEngine& e, int frames, const auto& hand_at) {
+  static ContactField field;
+  FluidStats st;
+  const int n0 = e.particle_count();
+  HandFrame prev = hand_at(0);
+  for (int k = 1; k <= frames; ++k) {
+    HandFrame now = hand_at(k);
+    e.step_frame(now, &prev, 1.0 / 90.0, field, st);
+    prev = now;
+    ASSERT_EQ(st.non_finite, 0) << "frame " << k;
+    ASSERT_EQ(st.particles, n0) << "frame " << k;
+    ASSERT_LE(st.max_speed, e.config().max_speed * 1.001f) << "frame " << k;
+    ASSERT_TRUE(std::isfinite(st.hand_force.x) && std::isfinite(st.hand_force.z));
+    for (std::uint32_t s = 0; s < field.count; ++s) ASSERT_TRUE(std::isfinite(field.samples[s].pressure));
+  }
+  const auto snap = snapshot(e);
+  EXPECT_TRUE(all_finite(snap));
+  // Afterwards the pool calms down again.
+  const FluidStats calm = run(e, 90);
+  EXPECT_LT(calm.max_speed, 1.0f);
+  EXPECT_EQ(calm.particles, n0);
+}
+
+TEST(Hand, TeleportIntoTheFluidIsSafe) {
+  auto e = make_engine(pool_config());
+  ASSERT_TRUE(e);
+  ASSERT_FALSE(e->load_scene(pool_scene()));
+  run_scripted(*e, 60, [](int k) {
+    // Above the box until frame 10, then suddenly inside the pool, then back and forth.
+    const float z = k < 10 ? 0.30f : (k / 10) % 2 ? kFloor + 0.02f : 0.30f;
+    return flat_hand({0.0f, 0.0f, z}, static_cast<std::uint64_t>(k), 0);
+  });
+}
+
+TEST(Hand, SweepAtTenMetresPerSecondIsSafe) {
+  auto e = make_engine(pool_config());
+  ASSERT_TRUE(e);
+  ASSERT_FALSE(e->load_scene(pool_scene()));
+  run_scripted(*e, 45, [](int k) {
+    // 10 m/s along y through the pool, bouncing between y = +-0.1 (11 cm per frame).
+    const float travel = 10.0f * static_cast<float>(k) / 90.0f;
+    const float phase = std::fmod(travel, 0.4f);
+    const float y = phase < 0.2f ? -0.1f + phase : 0.3f - phase;
+    return flat_hand({0.0f, y, kFloor + 0.03f}, static_cast<std::uint64_t>(k), 0);
+  });
+}
+
+TEST(Hand, LeavingTheDomainIsSafe) {
+  auto e = make_engine(pool_config());
+  ASSERT_TRUE(e);
+  ASSERT_FALSE(e->load_scene(pool_scene()));
+  static ContactField field;
+  FluidStats st;
+  HandFrame far = flat_hand({0.0f, 0.0f, 2.0f}, 1, 0);  // far outside the domain
+  e->step_frame(far, nullptr, 1.0 / 90.0, field, st);
+  EXPECT_EQ(field.count, 0u);
+  EXPECT_EQ(st.non_finite, 0);
+  run_scripted(*e, 40, [](int k) {
+    const float z = k < 20 ? kFloor + 0.03f : 2.0f;  // in the pool, then gone
+    return flat_hand({0.0f, 0.0f, z}, static_cast<std::uint64_t>(k), 0);
+  });
+}
+
+}  // namespace
+}  // namespace sonoflow::fluid::test

@@ -1,0 +1,140 @@
+// The smoothing kernels and the neighbour search, as the device runs them.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <set>
+
+#include "tests/kernels/fluid/fluid_test_support.hpp"
+
+namespace sonoflow::fluid::test {
+namespace {
+
+FluidConfig small_config(SmoothingKernel k) {
+  FluidConfig c;
+  c.max_particles = 3000;
+  c.particle_spacing = 0.01f;
+  c.kernel = k;
+  c.domain_min = {-0.1f, -0.1f, 0.0f};
+  c.domain_max = {0.1f, 0.1f, 0.2f};
+  return c;
+}
+
+class KernelTest : public ::testing::TestWithParam<SmoothingKernel> {};
+
+// Integrals over a fine grid: int W dV = 1 (normalised), int grad W dV = 0 (odd), and
+// int grad W (x) r dV = -I (the gradient belongs to a normalised kernel: integration by parts).
+TEST_P(KernelTest, NormalisedWithConsistentGradient) {
+  auto e = make_engine(small_config(GetParam()));
+  ASSERT_TRUE(e);
+  const float h = e->support_radius();
+  constexpr int m = 48;  // samples per half axis
+  const double step = h / m;
+  std::vector<Vec3f> r;
+  for (int z = -m; z <= m; ++z)
+    for (int y = -m; y <= m; ++y)
+      for (int x = -m; x <= m; ++x)
+        r.push_back({static_cast<float>((x + 0.5) * step), static_cast<float>((y + 0.5) * step),
+                     static_cast<float>((z + 0.5) * step)});
+  const auto k = e->evaluate_kernel(r);
+  const double dv = step * step * step;
+  double integral = 0, gx = 0, gy = 0, gz = 0, xx = 0, yy = 0, zz = 0, xy = 0;
+  for (std::size_t i = 0; i < r.size(); ++i) {
+    ASSERT_GE(k[i].w, 0.0f);
+    const double len = std::sqrt(r[i].x * r[i].x + r[i].y * r[i].y + r[i].z * r[i].z);
+    if (len >= h) {
+      ASSERT_EQ(k[i].w, 0.0f);
+      ASSERT_EQ(k[i].grad.x, 0.0f);
+    }
+    integral += k[i].w * dv;
+    gx += k[i].grad.x * dv;
+    gy += k[i].grad.y * dv;
+    gz += k[i].grad.z * dv;
+    xx += k[i].grad.x * r[i].x * dv;
+    yy += k[i].grad.y * r[i].y * dv;
+    zz += k[i].grad.z * r[i].z * dv;
+    xy += k[i].grad.x * r[i].y * dv;
+    // The gradient points back to the centre.
+    ASSERT_LE(k[i].grad.x * r[i].x + k[i].grad.y * r[i].y + k[i].grad.z * r[i].z, 0.0f);
+  }
+  EXPECT_NEAR(integral, 1.0, 2e-3);
+  EXPECT_NEAR(gx, 0.0, 1e-3 / h);
+  EXPECT_NEAR(gy, 0.0, 1e-3 / h);
+  EXPECT_NEAR(gz, 0.0, 1e-3 / h);
+  EXPECT_NEAR(xx, -1.0, 5e-3);
+  EXPECT_NEAR(yy, -1.0, 5e-3);
+  EXPECT_NEAR(zz, -1.0, 5e-3);
+  EXPECT_NEAR(xy, 0.0, 1e-3);
+}
+
+// With the cubic spline, W and grad W are the same function: grad W = finite difference of W.
+TEST(KernelTest, CubicGradientIsTheDerivativeOfW) {
+  auto e = make_engine(small_config(SmoothingKernel::CubicSpline));
+  ASSERT_TRUE(e);
+  const float h = e->support_radius();
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> u(-0.7f * h, 0.7f * h);
+  const float eps = 2e-3f * h;
+  std::vector<Vec3f> r;
+  for (int k = 0; k < 200; ++k) {
+    const Vec3f p{u(rng), u(rng), u(rng)};
+    r.push_back(p);
+    for (int axis = 0; axis < 3; ++axis) {
+      Vec3f a = p, b = p;
+      (axis == 0 ? a.x : axis == 1 ? a.y : a.z) += eps;
+      (axis == 0 ? b.x : axis == 1 ? b.y : b.z) -= eps;
+      r.push_back(a);
+      r.push_back(b);
+    }
+  }
+  const auto k = e->evaluate_kernel(r);
+  float scale = 0;  // largest gradient component: the tolerance scale
+  for (const auto& v : k) scale = std::max({scale, std::fabs(v.grad.x), std::fabs(v.grad.y), std::fabs(v.grad.z)});
+  for (std::size_t s = 0; s < r.size(); s += 7) {
+    const float fd[3] = {(k[s + 1].w - k[s + 2].w) / (2 * eps), (k[s + 3].w - k[s + 4].w) / (2 * eps),
+                         (k[s + 5].w - k[s + 6].w) / (2 * eps)};
+    EXPECT_NEAR(k[s].grad.x, fd[0], 0.005f * scale);
+    EXPECT_NEAR(k[s].grad.y, fd[1], 0.005f * scale);
+    EXPECT_NEAR(k[s].grad.z, fd[2], 0.005f * scale);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Both, KernelTest,
+                         ::testing::Values(SmoothingKernel::Poly6Spiky, SmoothingKernel::CubicSpline));
+
+// The device's neighbour lists (counting sort, reorder, 27-cell search) hold exactly the pairs a
+// brute-force search finds, for a disordered fluid after a few steps.
+TEST(NeighbourSearch, ListsEqualBruteForce) {
+  auto e = make_engine(small_config(SmoothingKernel::Poly6Spiky));
+  ASSERT_TRUE(e);
+  Scene s;
+  s.shapes.push_back(Shape::box({-0.08f, -0.08f, 0.0f}, {0.08f, 0.08f, 0.19f}));
+  s.blocks.push_back({{-0.08f, -0.08f, 0.0f}, {0.0f, 0.04f, 0.12f}, {0.5f, -0.3f, 0.0f}});
+  ASSERT_FALSE(e->load_scene(s));
+  run(*e, 20);
+  ParticleSnapshot p;
+  std::vector<std::vector<std::uint32_t>> lists;
+  e->neighbour_lists(p, lists);
+  ASSERT_GT(p.id.size(), 900u);
+  const double h = e->support_radius();
+  std::size_t pairs = 0;
+  for (std::size_t i = 0; i < p.id.size(); ++i) {
+    std::set<std::uint32_t> got(lists[i].begin(), lists[i].end());
+    ASSERT_EQ(got.size(), lists[i].size()) << "duplicate neighbour";
+    for (std::size_t j = 0; j < p.id.size(); ++j) {
+      if (i == j) continue;
+      const double dx = p.position[i].x - p.position[j].x, dy = p.position[i].y - p.position[j].y,
+                   dz = p.position[i].z - p.position[j].z;
+      const double r = std::sqrt(dx * dx + dy * dy + dz * dz);
+      if (std::fabs(r - h) < 1e-5 * h) continue;  // on the sphere: float rounding decides
+      const bool listed = got.count(p.id[j]) > 0;
+      ASSERT_EQ(listed, r < h) << "particle " << p.id[i] << " and " << p.id[j] << " at r/h = " << r / h;
+      pairs += listed;
+    }
+  }
+  EXPECT_GT(pairs, 20u * p.id.size());
+}
+
+}  // namespace
+}  // namespace sonoflow::fluid::test
