@@ -18,12 +18,13 @@ EOF
 
 cat <<EOF
 sonoflow demo: sonoflowd --emulate for ${seconds} s, a scripted hand stirring honey.
-What runs: the real daemon (config validation, 4 pipeline threads with RT fallback, safety gate,
-status export, control socket, recorder) driving the drivers layer's emulated USB devices
-(VirtualTracker stirring a circle, VirtualArray playing 20 kHz FOCI blocks) through the real host
-drivers, and the AM optimiser of kernels/haptics. Still stand-ins: the fluid (a palm-drag model,
-no particles, until the OpenCL engine lands) and STM (a circling focus, until PRO-STM lands).
-Watch: loop rates, hand->array latency, FIFO level, underruns.
+What runs: the whole daemon (config validation, 4 pipeline threads with RT fallback, safety
+gate, status export, control socket, recorder) on the drivers layer's emulated USB devices
+(VirtualTracker stirring a circle, VirtualArray playing 20 kHz FOCI blocks, real host drivers),
+the OpenCL particle fluid (1,024 particles of honey on PoCL; the first run compiles its kernels)
+and the AM optimiser / PRO-STM planner of kernels/haptics.
+Watch: loop rates (the fluid runs below 90 Hz on this 2-core VM), contact samples, foci,
+hand->array latency, FIFO level, underruns.
 EOF
 sleep 2
 

@@ -34,7 +34,7 @@ std::unique_ptr<DeviceBinding> DeviceBinding::emulated(rt::Clock& clock, const C
                                                        bool service_threads) {
   drivers::EmulatedDevicesConfig e;
   e.hands.motion = drivers::emulator::HandMotion::StirCircle;
-  e.hands.center = {0.0f, 0.0f, 0.15f};
+  e.hands.center = {0.0f, 0.0f, 0.13f};  // palm 2 cm into the pool (kernel_fluid.hpp)
   e.hands.amplitude_m = 0.04f;
   e.hands.period_s = 2.0f;
   e.service_threads = service_threads;
