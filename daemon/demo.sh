@@ -32,7 +32,13 @@ sleep 2
   --summary "$work/summary.json" 2>"$work/daemon.log" &
 daemon=$!
 ctl() { "$build/daemon/sonoflowctl" --socket "$work/control.sock" "$@" >>"$work/ctl.log" 2>&1 || true; }
-for _ in $(seq 50); do [ -e "$work/status" ] && break; sleep 0.1; done
+# Ready when the control socket answers (the first start compiles the fluid's OpenCL kernels).
+for _ in $(seq 600); do
+  "$build/daemon/sonoflowctl" --socket "$work/control.sock" ping >/dev/null 2>&1 && break
+  kill -0 "$daemon" 2>/dev/null || { echo "sonoflowd did not start:"; cat "$work/daemon.log"; exit 1; }
+  sleep 0.1
+done
+sleep 1
 
 # Live control on the way: STM a third of the way in, back to AM at two thirds.
 ( sleep $((seconds / 3)); ctl mode stm; sleep $((seconds / 3)); ctl mode am ) &
