@@ -107,6 +107,8 @@ void Recorder::drain_once() {
     std::memcpy(head + 8, &f.hand_frame_id, 8);
     std::memcpy(head + 16, &f.time_ns, 8);
     std::memcpy(head + 24, &f.count, 4);
+    std::memcpy(head + 28, &f.hand_count, 1);
+    std::memcpy(head + 32, f.hand_ids.data(), 4 * kMaxHands);
     writer_->append(trace::RecordType::ContactField, f.time_ns, head, sizeof head, f.samples.data(),
                     static_cast<std::uint32_t>(f.count * sizeof(ContactSample)));
   }

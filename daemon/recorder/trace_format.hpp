@@ -17,7 +17,7 @@
 namespace sonoflow::daemon::trace {
 
 inline constexpr std::uint64_t kMagic = 0x3145434152544653ull;  // "SFTRACE1"
-inline constexpr std::uint32_t kVersion = 1;
+inline constexpr std::uint32_t kVersion = 2;  // 2: ContactField header carries the hand ids
 
 struct TraceHeader {
   std::uint64_t magic = kMagic;
@@ -37,7 +37,7 @@ enum class RecordType : std::uint32_t {
   Padding = 0,       // filler before the end of a direct-I/O block; skipped
   Config = 1,        // the running config as TOML text
   HandFrame = 2,     // a HandFrame as the tracker stage received it
-  ContactField = 3,  // ContactField header (32 bytes) + `count` ContactSamples
+  ContactField = 3,  // ContactField header (40 bytes) + `count` ContactSamples
   Block = 4,         // EmittedBlock: device start tick + the FocalBlock sent to the array
   Status = 5,        // the status export as JSON (schema sonoflow.status), once a second
 };
@@ -52,7 +52,9 @@ struct RecordHeader {
 };
 static_assert(sizeof(RecordHeader) == 32);
 
-inline constexpr std::uint32_t kContactFieldHeaderSize = 32;  // sequence..count, padded
+// ContactField header: sequence u64, hand_frame_id u64, time_ns i64, count u32, hand_count u8,
+// 3 bytes zero, hand_ids u32[kMaxHands].
+inline constexpr std::uint32_t kContactFieldHeaderSize = 32 + 4 * kMaxHands;
 
 inline constexpr std::uint32_t padded(std::uint32_t size) { return (size + 7u) & ~7u; }
 

@@ -68,6 +68,8 @@ bool TraceReader::decode(const Record& r, ContactField& out) {
   std::memcpy(&out.hand_frame_id, r.payload.data() + 8, 8);
   std::memcpy(&out.time_ns, r.payload.data() + 16, 8);
   std::memcpy(&out.count, r.payload.data() + 24, 4);
+  std::memcpy(&out.hand_count, r.payload.data() + 28, 1);
+  std::memcpy(out.hand_ids.data(), r.payload.data() + 32, 4 * kMaxHands);
   if (out.count > kMaxContactSamples ||
       r.payload.size() != kContactFieldHeaderSize + out.count * sizeof(ContactSample))
     return false;

@@ -27,8 +27,11 @@ void PalmDragField::step(const HandFrame& newest, double, ContactField& out,
   out.count = 0;
   info.particles = 0;
   info.ok = true;
+  out.hand_count = 0;
   if (newest.hand_count == 0) return;
   const HandPose& hand = newest.hands[0];
+  out.hand_count = 1;
+  out.hand_ids[0] = hand.hand_id;
   const JointPose& palm = hand.joint(HandJoint::Palm);
   const Vec3f v = hand.palm_velocity;
   const float speed = std::sqrt(v.x * v.x + v.y * v.y + v.z * v.z);

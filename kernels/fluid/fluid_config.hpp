@@ -43,8 +43,7 @@ struct Material {
   // PBF density constraint (Macklin & Mueller 2013).
   float relaxation = 0.01f;    // epsilon as a fraction of the rest-state denominator sum |grad C|^2
   float scorr_k = 0.01f;       // tensile correction k, relative to the rest-state denominator
-  float scorr_dq = 0.2f;       // delta q as a fraction of h
-  int scorr_n = 4;
+  float scorr_dq = 0.2f;       // delta q as a fraction of h (the exponent n is 4, Macklin's)
   float xsph = 0.0f;           // XSPH velocity smoothing c (0 disables)
   float vorticity = 0.0f;      // vorticity confinement epsilon, m/s^2 scale (0 disables)
 
@@ -54,6 +53,7 @@ struct Material {
   float beta = 5.0f;           // Jacobi relaxation beta / n_i (n_i floored at the rest count)
   int velocity_iterations = 4; // linear Jacobi sweeps of the velocity phase (0: position-only PBD)
   bool corotation = true;      // best-fit rotation in the position-level constraint (3.14-3.16)
+  float yield = 1.0f;          // largest stored deformation |Q - I| (beyond it Q yields)
   float chebyshev = 0.0f;      // spectral radius estimate for Chebyshev-accelerated velocity
                                // sweeps (Wang 2015) when tau = 0 and alpha <= 0.01;
                                // 0: plain Jacobi (thesis)
@@ -81,6 +81,8 @@ struct HandCoupling {
   float ghost_spacing = 0.0f;       // m between ghosts on a capsule surface (0: particle spacing)
   float contact_radius = 0.0f;      // m, one-sided fluid-ghost distance R (0: 0.5 x spacing)
   bool density_coupling = true;     // ghosts add boundary density (Akinci 2012) to the fluid
+  bool viscous_coupling = false;    // ghosts take part in the conformation constraints (no-slip
+                                    // hand; with alpha = 0 stiff enough to destabilise)
   Vec3f array_position{0, 0, 0};    // ghosts whose normal faces this point give samples
   float teleport_distance = 0.15f;  // m; a joint jumping farther between frames is re-placed,
                                     // not swept through the fluid

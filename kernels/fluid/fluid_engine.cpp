@@ -102,7 +102,9 @@ struct FluidEngine::Impl {
       : cfg(c),
         material(c.material),
         ghosts(c.max_ghosts,
-               c.hand.ghost_spacing > 0 ? c.hand.ghost_spacing : c.particle_spacing) {}
+               c.hand.ghost_spacing > 0 ? c.hand.ghost_spacing : c.particle_spacing) {
+    material.name.reserve(64);  // set_material copies names without allocating
+  }
 
   void fill_params(double dt);
   Status allocate();
@@ -111,6 +113,16 @@ struct FluidEngine::Impl {
   void compact();
   void apply_emissions();
   void substep(float s0, float s1);
+  // Fields that carry state for the current material (the others are reset when they start to).
+  NeighbourSearch::Travel travel() const {
+    return {material.model == MaterialModel::Viscoelastic && material.tau > 0,
+            material.wall_friction > 0, material.model == MaterialModel::Clay};
+  }
+  void reset_conformation() {
+    const cl_float8 identity = {{1, 1, 1, 0, 0, 0, 0, 0}};
+    launch->record(rt->queue().enqueueFillBuffer(s.conf.a, identity, 0,
+                                                 static_cast<std::size_t>(cfg.max_particles) * 32));
+  }
   void read_stats(FluidStats& st);
 };
 
@@ -175,13 +187,13 @@ void FluidEngine::Impl::fill_params(double frame_dt) {
     }
     p.scorr_inv_wdq = wdq > 0 ? 1.0f / wdq : 0.0f;
   }
-  p.scorr_n = m.scorr_n;
+  p.scorr_n = 4;
   const bool clay = m.model == MaterialModel::Clay;
   // Clay viscosity is the conformation constraint with tau = alpha = 0 (thesis 6.1.2).
   p.tau = clay ? 0.0f : m.tau;
   p.alpha = clay ? 0.0f : m.alpha;
   p.beta = m.beta;
-  p.corotation = (clay || m.corotation) ? 1 : 0;
+  p.corotation = m.corotation ? 1 : 0;
   p.xsph = m.xsph;
   p.vorticity = m.vorticity;
   p.wall_friction = m.wall_friction;
@@ -189,6 +201,9 @@ void FluidEngine::Impl::fill_params(double frame_dt) {
   p.hand_friction = m.hand_friction;
   p.contact_radius = cfg.hand.contact_radius > 0 ? cfg.hand.contact_radius : 0.5f * d;
   p.density_coupling = cfg.hand.density_coupling ? 1 : 0;
+  p.ghost_viscosity = cfg.hand.viscous_coupling ? 1 : 0;
+  p.conformation_yield = m.yield;
+  s.ghost_viscosity = cfg.hand.viscous_coupling;
   const float br = m.bond_radius * h;
   p.bond_radius2 = br * br;
   p.bond_on_speed = m.bond_on_speed;
@@ -377,7 +392,7 @@ Expected<std::unique_ptr<FluidEngine>> FluidEngine::create(const FluidConfig& co
 
   // GPUs read neighbour lists strided (coalesced), CPUs contiguous (cache lines).
   auto options = [&config](const ClDeviceInfo& dev) {
-    std::string o = "-cl-std=CL1.2 -cl-denorms-are-zero -DMAX_BONDS=" + std::to_string(kMaxBonds);
+    std::string o = "-cl-std=CL1.2 -cl-denorms-are-zero -cl-mad-enable -cl-unsafe-math-optimizations -DMAX_BONDS=" + std::to_string(kMaxBonds);
     if (config.kernel == SmoothingKernel::CubicSpline) o += " -DKERNEL_CUBIC";
     if (dev.is_gpu) o += " -DNBR_STRIDED";
     return o;
@@ -526,7 +541,9 @@ Status FluidEngine::set_material(const Material& material) {
   if (auto err = validate_material(material)) return err;
   Impl& m = *impl_;
   const bool was_clay = m.material.model == MaterialModel::Clay;
+  const bool had_memory = m.travel().conformation;
   m.material = material;
+  if (!had_memory && m.travel().conformation) m.reset_conformation();  // Q was not kept
   if (!was_clay && material.model == MaterialModel::Clay) {
     // Bonds start empty: clear every slot's bond table.
     m.launch->fill(m.s.bond_id.a, static_cast<std::size_t>(m.cfg.max_particles) * 4 * kMaxBonds,
@@ -539,8 +556,11 @@ Status FluidEngine::set_material(const Material& material) {
 const Material& FluidEngine::material() const { return impl_->material; }
 
 void FluidEngine::set_tau(float tau) {
-  impl_->material.tau = std::isfinite(tau) ? std::max(tau, 0.0f) : 0.0f;
-  impl_->params_dirty = true;
+  Impl& m = *impl_;
+  const bool had_memory = m.travel().conformation;
+  m.material.tau = std::isfinite(tau) ? std::max(tau, 0.0f) : 0.0f;
+  if (!had_memory && m.travel().conformation) m.reset_conformation();  // Q was not kept
+  m.params_dirty = true;
 }
 
 void FluidEngine::set_alpha(float alpha) {
@@ -603,7 +623,7 @@ void FluidEngine::Impl::apply_emissions() {
 void FluidEngine::Impl::compact() {
   if (s.n == 0) return;
   search.sort(*launch, s, s.fluid_grid, s.n, s.x.a, s.flags.a, num_cells);
-  search.reorder_fluid(*launch, s, true);
+  search.reorder_fluid(*launch, s, NeighbourSearch::Travel{});
   cl_uint live = 0;
   cl::CommandQueue& q = rt->queue();
   launch->record(q.enqueueReadBuffer(s.fluid_grid.cell_start, CL_TRUE,
@@ -627,7 +647,7 @@ void FluidEngine::Impl::substep(float s0, float s1) {
   }
   L.run(predict, s.n, s.n, s.x.a, s.x0.a, s.v.a, s.flags.a, s.contact, s.params);
   search.sort(L, s, s.fluid_grid, s.n, s.x.a, s.flags.a, num_cells);
-  search.reorder_fluid(L, s, material.model == MaterialModel::Clay);
+  search.reorder_fluid(L, s, travel());
   if (s.ng > 0) search.sort(L, s, s.ghost_grid, s.ng, s.xg, s.g_flags, num_cells);
   L.fill(s.lambda_sum, static_cast<std::size_t>(s.n) * 4);
   L.fill(s.contact, static_cast<std::size_t>(s.n) * 16);
@@ -714,7 +734,7 @@ void FluidEngine::step_frame(const HandFrame& newest, const HandFrame* previous,
 
   // Read-back: statistics and the ghosts' impulses; nothing else leaves the device.
   L.run(m.stats_kernel, kStatLanes, m.s.n, m.s.x.a, m.s.v.a, m.s.flags.a, m.s.density,
-        m.s.nbr_count, m.s.lambda_sum, m.s.params, m.s.stats);
+        m.s.nbr_count, m.s.lambda_sum, m.s.contact, m.s.params, m.s.stats);
   L.record(q.enqueueReadBuffer(m.s.stats, CL_FALSE, 0, m.stats_host.size() * 4, m.stats_host.data()));
   m.media->enqueue_stats(L, m.s);
   if (m.s.ng > 0) {
@@ -731,6 +751,8 @@ void FluidEngine::step_frame(const HandFrame& newest, const HandFrame* previous,
   out.count = 0;
   out.time_ns = newest.capture_time_ns;
   out.hand_frame_id = newest.frame_id;
+  out.hand_count = static_cast<std::uint8_t>(std::min<int>(newest.hand_count, kMaxHands));
+  for (int h = 0; h < out.hand_count; ++h) out.hand_ids[std::size_t(h)] = newest.hands[std::size_t(h)].hand_id;
   ++out.sequence;
   if (m.s.ng > 0) {
     m.ghosts.contact_field(newest, std::span(m.impulse_host.data(), static_cast<std::size_t>(m.s.ng)),
@@ -768,6 +790,8 @@ void FluidEngine::Impl::read_stats(FluidStats& st) {
                  static_cast<float>(w[16] * inv)};
   st.neighbour_overflow = static_cast<int>(w[17]);
   st.max_pressure = static_cast<float>(w[18]);
+  st.wall_contacts = static_cast<int>(w[19]);
+  st.wall_force = {-static_cast<float>(w[20]), -static_cast<float>(w[21]), -static_cast<float>(w[22])};
 }
 
 // ---- inspection ---------------------------------------------------------------------------------
@@ -808,7 +832,7 @@ void FluidEngine::neighbour_lists(ParticleSnapshot& particles,
   const int ng = m.s.ng;
   m.s.ng = 0;
   m.search.sort(*m.launch, m.s, m.s.fluid_grid, m.s.n, m.s.x.a, m.s.flags.a, m.num_cells);
-  m.search.reorder_fluid(*m.launch, m.s, true);
+  m.search.reorder_fluid(*m.launch, m.s, NeighbourSearch::Travel{});
   m.search.build_lists(*m.launch, m.s);
   m.s.ng = ng;
   const auto n = static_cast<std::size_t>(m.s.n);

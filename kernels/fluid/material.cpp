@@ -1,6 +1,8 @@
 #include "kernels/fluid/material.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <variant>
@@ -25,7 +27,6 @@ const Key kKeys[] = {
     {"pbf", "relaxation", &Material::relaxation},
     {"pbf", "scorr_k", &Material::scorr_k},
     {"pbf", "scorr_dq", &Material::scorr_dq},
-    {"pbf", "scorr_n", &Material::scorr_n},
     {"pbf", "xsph", &Material::xsph},
     {"pbf", "vorticity", &Material::vorticity},
     {"conformation", "tau", &Material::tau},
@@ -34,6 +35,7 @@ const Key kKeys[] = {
     {"conformation", "velocity_iterations", &Material::velocity_iterations},
     {"conformation", "corotation", &Material::corotation},
     {"conformation", "chebyshev", &Material::chebyshev},
+    {"conformation", "yield", &Material::yield},
     {"clay", "viscosity", &Material::clay_viscosity},
     {"clay", "bonds", &Material::clay_bonds},
     {"clay", "bond_radius", &Material::bond_radius},
@@ -116,7 +118,6 @@ Status validate_material(const Material& m) {
       {"pbf.relaxation", m.relaxation, 1e-6, 10.0},
       {"pbf.scorr_k", m.scorr_k, 0.0, 1.0},
       {"pbf.scorr_dq", m.scorr_dq, 0.01, 0.99},
-      {"pbf.scorr_n", static_cast<double>(m.scorr_n), 1, 8},
       {"pbf.xsph", m.xsph, 0.0, 1.0},
       {"pbf.vorticity", m.vorticity, 0.0, 1e4},
       {"conformation.tau", m.tau, 0.0, 1e6},
@@ -124,6 +125,7 @@ Status validate_material(const Material& m) {
       {"conformation.beta", m.beta, 0.01, 100.0},
       {"conformation.velocity_iterations", static_cast<double>(m.velocity_iterations), 0, 200},
       {"conformation.chebyshev", m.chebyshev, 0.0, 0.9999},
+      {"conformation.yield", m.yield, 0.01, 10.0},
       {"clay.bond_radius", m.bond_radius, 0.1, 1.0},
       {"clay.bond_on_speed", m.bond_on_speed, 0.0, 100.0},
       {"clay.bond_off_speed", m.bond_off_speed, 0.0, 100.0},
@@ -149,7 +151,18 @@ Status validate_material(const Material& m) {
   return std::nullopt;
 }
 
+namespace {
+Expected<Material> parse_material_named(std::string_view toml_text, std::string_view source,
+                                        std::string_view default_name);
+}  // namespace
+
 Expected<Material> parse_material(std::string_view toml_text, std::string_view source) {
+  return parse_material_named(toml_text, source, "material");
+}
+
+namespace {
+Expected<Material> parse_material_named(std::string_view toml_text, std::string_view source,
+                                        std::string_view default_name) {
   toml::table doc;
   try {
     doc = toml::parse(toml_text, source);
@@ -159,6 +172,7 @@ Expected<Material> parse_material(std::string_view toml_text, std::string_view s
     return bad(source, s.str());
   }
   Material m;
+  m.name = std::string(default_name);
   bool has_model = false;
   for (auto&& [k, node] : doc) {
     const std::string_view key = k.str();
@@ -195,13 +209,48 @@ Expected<Material> parse_material(std::string_view toml_text, std::string_view s
   if (auto err = validate_material(m)) return bad(source, err->message);
   return m;
 }
+}  // namespace
 
 Expected<Material> load_material(const std::string& path) {
   std::ifstream in(path);
   if (!in) return FluidError{FluidErrc::FileNotFound, "cannot open material preset '" + path + "'"};
   std::ostringstream text;
   text << in.rdbuf();
-  return parse_material(text.str(), path);
+  return parse_material_named(text.str(), path, std::filesystem::path(path).stem().string());
+}
+
+Expected<MaterialLibrary> MaterialLibrary::load(const std::string& directory) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!fs::is_directory(directory, ec)) {
+    return FluidError{FluidErrc::FileNotFound, "material directory '" + directory + "' not found"};
+  }
+  std::vector<std::string> files;
+  for (const auto& entry : fs::directory_iterator(directory, ec)) {
+    if (entry.is_regular_file() && entry.path().extension() == ".toml") files.push_back(entry.path().string());
+  }
+  std::sort(files.begin(), files.end());
+  MaterialLibrary lib;
+  for (const auto& f : files) {
+    auto m = load_material(f);
+    if (!m) return m.error();
+    if (lib.find(m->name) != nullptr) {
+      return FluidError{FluidErrc::BadMaterial, f + ": a preset named '" + m->name + "' already exists"};
+    }
+    lib.materials_.push_back(std::move(m.value()));
+    std::sort(lib.materials_.begin(), lib.materials_.end(),
+              [](const Material& a, const Material& b) { return a.name < b.name; });
+  }
+  if (lib.materials_.empty()) {
+    return FluidError{FluidErrc::FileNotFound, "no material presets (*.toml) in '" + directory + "'"};
+  }
+  return lib;
+}
+
+const Material* MaterialLibrary::find(std::string_view name) const {
+  auto it = std::lower_bound(materials_.begin(), materials_.end(), name,
+                             [](const Material& m, std::string_view n) { return m.name < n; });
+  return it != materials_.end() && it->name == name ? &*it : nullptr;
 }
 
 }  // namespace sonoflow::fluid

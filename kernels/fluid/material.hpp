@@ -5,16 +5,18 @@
 //   model = "viscoelastic"          # water | viscoelastic | clay
 //   rest_density = 1420.0           # kg/m^3
 //   [solver]        substeps, iterations
-//   [pbf]           relaxation, scorr_k, scorr_dq, scorr_n, xsph, vorticity
-//   [conformation]  tau, alpha, beta, velocity_iterations, corotation, chebyshev
+//   [pbf]           relaxation, scorr_k, scorr_dq, xsph, vorticity
+//   [conformation]  tau, alpha, beta, velocity_iterations, corotation, chebyshev, yield
 //   [clay]          viscosity, bonds, bond_radius, bond_on_speed, bond_off_speed,
 //                   bond_stretch, bond_stiffness
 //   [contact]       wall_friction, wall_restitution, hand_friction
 //
 // Keys left out keep the defaults of Material (water). Unknown keys, wrong types and values out
 // of range are refused with a BadMaterial error that names the key (and the file).
+#include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "kernels/fluid/expected.hpp"
 #include "kernels/fluid/fluid_config.hpp"
@@ -31,5 +33,20 @@ Expected<Material> parse_material(std::string_view toml_text, std::string_view s
 Expected<Material> load_material(const std::string& path);
 
 std::string_view to_string(MaterialModel model);
+
+// Every preset of a directory (config/materials), loaded once at start-up so that switching
+// material on the fluid thread is a lookup: find() does not allocate.
+class MaterialLibrary {
+ public:
+  // Loads every *.toml of `directory`; a preset without `name` is named after its file.
+  // Fails on the first bad file (the error names it), or when two presets share a name.
+  static Expected<MaterialLibrary> load(const std::string& directory);
+
+  const Material* find(std::string_view name) const;
+  std::span<const Material> materials() const { return materials_; }
+
+ private:
+  std::vector<Material> materials_;  // sorted by name
+};
 
 }  // namespace sonoflow::fluid

@@ -39,6 +39,8 @@ int TargetSamples::select(const ContactField& field, const TargetSelection& sele
   size_ = 0;
   field_sequence_ = field.sequence;
   field_time_ns_ = field.time_ns;
+  field_hand_count_ = std::min<std::uint8_t>(field.hand_count, kMaxHands);
+  field_hand_ids_ = field.hand_ids;
   const int count = static_cast<int>(std::min<std::uint32_t>(field.count, kMaxContactSamples));
   int malformed = 0;
   for (int i = 0; i < count && size_ < capacity(); ++i) {
@@ -46,7 +48,7 @@ int TargetSamples::select(const ContactField& field, const TargetSelection& sele
     if (!finite(s.position) || !finite(s.normal) || !finite(s.offset) ||
         !std::isfinite(s.pressure) || s.pressure > kMaxPressure || !std::isfinite(s.weight) ||
         s.joint >= kHandJointCount ||
-        s.hand >= kMaxHands) {
+        s.hand >= field_hand_count_) {
       ++malformed;
       continue;
     }
@@ -76,6 +78,8 @@ void TargetSamples::copy_from(const TargetSamples& other) {
   size_ = n;
   field_sequence_ = other.field_sequence_;
   field_time_ns_ = other.field_time_ns_;
+  field_hand_count_ = other.field_hand_count_;
+  field_hand_ids_ = other.field_hand_ids_;
   position_.leftCols(n) = other.position_.leftCols(n);
   field_position_.leftCols(n) = other.field_position_.leftCols(n);
   offset_.leftCols(n) = other.offset_.leftCols(n);
@@ -105,9 +109,19 @@ void TargetSamples::repose(const HandFrame& frame, int stride) {
       origin[std::size_t(h)][std::size_t(j)] = to_eigen(joint.position);
     }
   }
+  // The field's hand k is whichever hand of the newer frame carries the same tracker id.
+  std::array<int, kMaxHands> frame_hand;
+  frame_hand.fill(-1);
+  for (int k = 0; k < field_hand_count_; ++k) {
+    for (int h = 0; h < hands; ++h) {
+      if (frame.hands[std::size_t(h)].hand_id == field_hand_ids_[std::size_t(k)]) frame_hand[std::size_t(k)] = h;
+    }
+  }
   for (int i = 0; i < size_; i += stride) {
-    const std::size_t h = hand_[i], j = joint_[i];
-    if (h < std::size_t(hands) && usable[h][j]) {
+    const int mapped = frame_hand[hand_[i]];
+    const std::size_t j = joint_[i];
+    const std::size_t h = mapped < 0 ? 0 : std::size_t(mapped);
+    if (mapped >= 0 && usable[h][j]) {
       position_.col(i).noalias() = rotation[h][j] * offset_.col(i) + origin[h][j];
     } else {
       position_.col(i) = field_position_.col(i);

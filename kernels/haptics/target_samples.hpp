@@ -61,6 +61,8 @@ class TargetSamples {
  private:
   int size_ = 0;
   std::uint64_t field_sequence_ = 0;
+  std::uint8_t field_hand_count_ = 0;
+  std::array<std::uint32_t, kMaxHands> field_hand_ids_{};
   std::int64_t field_time_ns_ = 0;
   Eigen::Matrix3Xf position_, field_position_, offset_;
   Eigen::ArrayXf pressure_, weight_;

@@ -1,0 +1,96 @@
+// Clay elastoplasticity (thesis 6.1.3): semi-permanent distance bonds between neighbours,
+//   C(x_i, x_j) = |x_i - x_j| - d_ij = 0                                            (6.5)
+// switched by the pair's relative normal velocity v_n = (v_i - v_j) . (x_i - x_j) / |x_i - x_j|
+// with hysteresis: a bond forms when |v_n| < theta_on and breaks when |v_n| > theta_off
+// (theta_off > theta_on), or when it is stretched past (1 + stretch) d_ij. The rest length
+// d_ij is the pair's distance when the bond forms. Bonds are stored per particle as
+// (partner stable id, rest length), MAX_BONDS slots, and travel with the particle when it is
+// reordered; both partners take the same decisions from the same symmetric quantities.
+
+__kernel void bonds_update(int n, __global const float4* x0, __global const float4* v,
+                           __global const uint* flags, __global const uint* id,
+                           __global uint* bond_id, __global float* bond_rest,
+                           __global const uint* nbr, __global const uint* ncount,
+                           __global const uint* slot_of_id, P_CONST P) {
+  const int i = get_global_id(0);
+  if (i >= n) return;
+  __global uint* bid = bond_id + i * MAX_BONDS;
+  __global float* brest = bond_rest + i * MAX_BONDS;
+  if (flags[i] & FLAG_DEAD) return;
+  const float3 xi = x0[i].xyz;
+  const float3 vi = v[i].xyz;
+  // Keep, or break, the existing bonds.
+  for (int b = 0; b < MAX_BONDS; ++b) {
+    const uint pid = bid[b];
+    if (pid == INVALID_INDEX) continue;
+    const uint j = slot_of_id[pid];
+    bool keep = j != INVALID_INDEX && !(flags[j] & FLAG_DEAD);
+    if (keep) {
+      const float3 d = xi - x0[j].xyz;
+      const float len = length(d);
+      const float vn = len > 1e-9f ? dot(vi - v[j].xyz, d) / len : 0.0f;
+      keep = fabs(vn) <= P->bond_off_speed && len <= (1.0f + P->bond_stretch) * brest[b];
+    }
+    if (!keep) bid[b] = INVALID_INDEX;
+  }
+  // Form new bonds with slow neighbours inside the bond radius.
+  const uint cnt = min(ncount[i], (uint)P->max_neighbours);
+  for (uint k = 0; k < cnt; ++k) {
+    const uint j = NBR(nbr, i, k, n, P->max_neighbours);
+    const float3 d = xi - x0[j].xyz;
+    const float len2 = dot(d, d);
+    if (len2 > P->bond_radius2 || len2 < 1e-18f) continue;
+    const float len = sqrt(len2);
+    if (fabs(dot(vi - v[j].xyz, d) / len) >= P->bond_on_speed) continue;
+    const uint pid = id[j];
+    int free_slot = -1;
+    bool bonded = false;
+    for (int b = 0; b < MAX_BONDS; ++b) {
+      if (bid[b] == pid) bonded = true;
+      if (bid[b] == INVALID_INDEX && free_slot < 0) free_slot = b;
+    }
+    if (bonded || free_slot < 0) continue;
+    bid[free_slot] = pid;
+    brest[free_slot] = len;
+  }
+}
+
+// One Jacobi sweep of the bonds: each particle moves by its half of every bond's correction,
+// averaged over its bonds and over-relaxed by 1.5 x stiffness (mass-splitting PBD).
+__kernel void bonds_apply(int n, __global const float4* x, __global float4* x_out,
+                          __global const uint* flags, __global const uint* bond_id,
+                          __global const float* bond_rest, __global const uint* slot_of_id,
+                          P_CONST P, __global float4* contact, __global const float4* anchor,
+                          __global const float4* x0) {
+  const int i = get_global_id(0);
+  if (i >= n) return;
+  if (flags[i] & FLAG_DEAD) {
+    x_out[i] = x[i];
+    return;
+  }
+  const float3 xi = x[i].xyz;
+  float3 dx = (float3)(0.0f);
+  int bonds = 0;
+  for (int b = 0; b < MAX_BONDS; ++b) {
+    const uint pid = bond_id[i * MAX_BONDS + b];
+    if (pid == INVALID_INDEX) continue;
+    const uint j = slot_of_id[pid];
+    if (j == INVALID_INDEX) continue;
+    const float3 d = xi - x[j].xyz;
+    const float len = length(d);
+    if (len < 1e-9f) continue;
+    dx -= (0.5f * (len - bond_rest[i * MAX_BONDS + b]) / len) * d;
+    ++bonds;
+  }
+  float3 p = xi;
+  if (bonds > 0) p += (1.5f * P->bond_stiffness / (float)bonds) * dx;
+  float3 nrm = (float3)(0.0f);
+  float4 wall = contact[i];
+  const float3 before = p;
+  if (project_walls(&p, P, &nrm) > 0.0f) {
+    wall += (float4)(p - before, length(p - before));
+    contact[i] = wall;
+  }
+  p = wall_friction(p, wall, friction_anchor(i, flags, anchor, x0), P);
+  x_out[i] = (float4)(p, 0.0f);
+}

@@ -63,7 +63,9 @@ typedef struct {
   float domain_min[3];
   float rest_neighbours;
   float domain_max[3];
-  float pad2;
+  int ghost_viscosity;
+  float conformation_yield;
+  float pad3[3];
   Shape shapes[MAX_SHAPES];
   float wall_psi[WALL_TABLE];
   float wall_area[WALL_TABLE];
@@ -79,36 +81,46 @@ typedef struct {
 
 // ---- smoothing kernels (support radius h) ---------------------------------------------------
 
-// W(r) from r^2; 0 outside the support.
+// W(r) from r^2; 0 outside the support. Both kernels are written without branches (clamps and
+// selects) so the neighbour loops that call them stay vectorisable.
 inline float kernel_w(float r2, P_CONST P) {
-  if (r2 >= P->h2) return 0.0f;
 #ifdef KERNEL_CUBIC
   const float q = sqrt(r2) / P->h;
-  if (q <= 0.5f) return P->w_norm * (6.0f * q * q * (q - 1.0f) + 1.0f);
-  const float a = 1.0f - q;
-  return P->w_norm * 2.0f * a * a * a;
+  const float a = fmax(1.0f - q, 0.0f);
+  const float inner = 6.0f * q * q * (q - 1.0f) + 1.0f;
+  return P->w_norm * select(2.0f * a * a * a, inner, (int)(q <= 0.5f));
 #else
-  const float d = P->h2 - r2;
+  const float d = fmax(P->h2 - r2, 0.0f);
   return P->w_norm * d * d * d;
 #endif
 }
 
 // grad W with respect to x_i of W(x_i - x_j), r = x_i - x_j; zero at r = 0 and outside.
 inline float3 kernel_grad(float3 r, float r2, P_CONST P) {
-  if (r2 >= P->h2 || r2 <= 1e-20f) return (float3)(0.0f);
-  const float len = sqrt(r2);
+  const float len = sqrt(fmax(r2, 1e-24f));
 #ifdef KERNEL_CUBIC
   const float q = len / P->h;
-  float g;
-  if (q <= 0.5f) g = P->grad_norm * q * (3.0f * q - 2.0f);
-  else {
-    const float a = 1.0f - q;
-    g = -P->grad_norm * a * a;
-  }
+  const float a = fmax(1.0f - q, 0.0f);
+  const float g = select(-P->grad_norm * a * a, P->grad_norm * q * (3.0f * q - 2.0f), (int)(q <= 0.5f));
   return r * (g / (len * P->h));
 #else
-  const float a = P->h - len;
+  const float a = fmax(P->h - len, 0.0f);
   return r * (P->grad_norm * a * a / len);
+#endif
+}
+
+// The gradient as a scalar factor: grad W = kernel_grad_factor(r2) * r. Hot neighbour loops
+// use it with scalar x, y, z arithmetic: loops over float3 values do not vectorise (LLVM).
+inline float kernel_grad_factor(float r2, P_CONST P) {
+  const float len = sqrt(fmax(r2, 1e-24f));
+#ifdef KERNEL_CUBIC
+  const float q = len / P->h;
+  const float a = fmax(1.0f - q, 0.0f);
+  const float g = select(-P->grad_norm * a * a, P->grad_norm * q * (3.0f * q - 2.0f), (int)(q <= 0.5f));
+  return g / (len * P->h);
+#else
+  const float a = fmax(P->h - len, 0.0f);
+  return P->grad_norm * a * a / len;
 #endif
 }
 
@@ -315,4 +327,24 @@ inline float3 wall_velocity(float3 x, float3 u, P_CONST P) {
     if (d < reach && un < 0.0f) u -= un * n;
   }
   return u;
+}
+
+// Coulomb friction against the walls as a position constraint inside the solver sweeps
+// (thesis 6.1.4, sliding anchor): the tangential offset from the particle's anchor (its wall
+// anchor, or where it started the substep) is removed up to mu times the normal correction
+// the walls have made so far this substep (contact.xyz, summed over the sweeps).
+inline float3 wall_friction(float3 p, float4 contact, float3 anchor, P_CONST P) {
+  const float load = length(contact.xyz);
+  if (load <= 1e-12f || P->wall_friction <= 0.0f) return p;
+  const float3 nrm = contact.xyz / load;
+  const float3 d = p - anchor;
+  const float3 t = d - dot(d, nrm) * nrm;
+  const float tl = length(t);
+  const float limit = P->wall_friction * load;
+  return tl <= limit ? p - t : p - t * (limit / tl);
+}
+
+inline float3 friction_anchor(int i, __global const uint* flags, __global const float4* anchor,
+                              __global const float4* x0) {
+  return (flags[i] & FLAG_ANCHOR) ? anchor[i].xyz : x0[i].xyz;
 }

@@ -123,19 +123,42 @@ __kernel void conf_vel_lambda(int n, __global const float4* x, __global const fl
   const float3 xi = x[i].xyz;
   const float3 ui = v[i].xyz;
   const float3 wi = spin[i].xyz;  // u_ji is taken relative to the rigid spin: u_ji - w x x_ji
-  float8 c = (float8)(0.0f);
-  float8 diag = (float8)(0.0f);
-  float3 g_sum = (float3)(0.0f);
-  const uint cnt = min(ncount[i], (uint)P->max_neighbours);
-  for (uint k = 0; k < cnt; ++k) {
+  __global const float* xs = (__global const float*)x;
+  __global const float* vs = (__global const float*)v;
+  float c0 = 0, c1 = 0, c2 = 0, c3 = 0, c4 = 0, c5 = 0;
+  float d0 = 0, d1 = 0, d2 = 0, d3 = 0, d4 = 0, d5 = 0;
+  float sx = 0, sy = 0, sz = 0;
+  const int cnt = (int)min(ncount[i], (uint)P->max_neighbours);
+  for (int k = 0; k < cnt; ++k) {
     const uint j = NBR(nbr, i, k, n, P->max_neighbours);
-    const float3 r = xi - x[j].xyz;
-    const float3 g = particle_volume(density[j], P) * kernel_grad(r, dot(r, r), P);
-    c += voigt_sym(v[j].xyz - ui + cross(wi, r), g);
-    diag += voigt_sym_diag(g);
-    g_sum += g;
+    const float rx = xi.x - xs[4 * j], ry = xi.y - xs[4 * j + 1], rz = xi.z - xs[4 * j + 2];
+    const float r2 = rx * rx + ry * ry + rz * rz;
+    const float f = particle_volume(density[j], P) * kernel_grad_factor(r2, P);
+    const float gx = f * rx, gy = f * ry, gz = f * rz;
+    // u = u_j - u_i + w x r
+    const float ux = vs[4 * j] - ui.x + (wi.y * rz - wi.z * ry);
+    const float uy = vs[4 * j + 1] - ui.y + (wi.z * rx - wi.x * rz);
+    const float uz = vs[4 * j + 2] - ui.z + (wi.x * ry - wi.y * rx);
+    c0 += 2.0f * gx * ux;
+    c1 += 2.0f * gy * uy;
+    c2 += 2.0f * gz * uz;
+    c3 += gy * ux + gx * uy;
+    c4 += gz * ux + gx * uz;
+    c5 += gz * uy + gy * uz;
+    d0 += 4.0f * gx * gx;
+    d1 += 4.0f * gy * gy;
+    d2 += 4.0f * gz * gz;
+    d3 += gx * gx + gy * gy;
+    d4 += gx * gx + gz * gz;
+    d5 += gy * gy + gz * gz;
+    sx += gx;
+    sy += gy;
+    sz += gz;
   }
-  const uint gc = min(gcount[i], (uint)P->max_ghost_neighbours);
+  float8 c = (float8)(c0, c1, c2, c3, c4, c5, 0.0f, 0.0f);
+  float8 diag = (float8)(d0, d1, d2, d3, d4, d5, 0.0f, 0.0f);
+  float3 g_sum = (float3)(sx, sy, sz);
+  const uint gc = P->ghost_viscosity ? min(gcount[i], (uint)P->max_ghost_neighbours) : 0u;
   for (uint k = 0; k < gc; ++k) {
     const uint gi = NBR(gnbr, i, k, n, P->max_ghost_neighbours);
     const float3 r = xi - xg[gi].xyz;
@@ -162,15 +185,29 @@ inline float3 conf_correction(int i, int n, float3 xi, float vi_vol, float8 dli,
                               __global const uint* gcount, __global const float4* xg,
                               __global const float* gvol, __global const float* density,
                               __global const float8* dlambda, P_CONST P, float* count) {
-  float3 d = (float3)(0.0f);
-  const uint cnt = min(ncount[i], (uint)P->max_neighbours);
-  for (uint k = 0; k < cnt; ++k) {
+  __global const float* xs = (__global const float*)x;
+  __global const float* ls = (__global const float*)dlambda;
+  float ax = 0, ay = 0, az = 0;
+  const int cnt = (int)min(ncount[i], (uint)P->max_neighbours);
+  for (int k = 0; k < cnt; ++k) {
     const uint j = NBR(nbr, i, k, n, P->max_neighbours);
-    const float3 r = xi - x[j].xyz;
-    const float3 g = kernel_grad(r, dot(r, r), P);
-    d += voigt_sym_t(g, -particle_volume(density[j], P) * dli - vi_vol * dlambda[j]);
+    const float rx = xi.x - xs[4 * j], ry = xi.y - xs[4 * j + 1], rz = xi.z - xs[4 * j + 2];
+    const float f = kernel_grad_factor(rx * rx + ry * ry + rz * rz, P);
+    const float gx = f * rx, gy = f * ry, gz = f * rz;
+    const float vj = -particle_volume(density[j], P);
+    // l = -V_j dl_i - V_i dl_j; d += A(g)^T l
+    const float l0 = vj * dli.s0 - vi_vol * ls[8 * j];
+    const float l1 = vj * dli.s1 - vi_vol * ls[8 * j + 1];
+    const float l2 = vj * dli.s2 - vi_vol * ls[8 * j + 2];
+    const float l3 = vj * dli.s3 - vi_vol * ls[8 * j + 3];
+    const float l4 = vj * dli.s4 - vi_vol * ls[8 * j + 4];
+    const float l5 = vj * dli.s5 - vi_vol * ls[8 * j + 5];
+    ax += 2.0f * gx * l0 + gy * l3 + gz * l4;
+    ay += 2.0f * gy * l1 + gx * l3 + gz * l5;
+    az += 2.0f * gz * l2 + gx * l4 + gy * l5;
   }
-  const uint gc = min(gcount[i], (uint)P->max_ghost_neighbours);
+  float3 d = (float3)(ax, ay, az);
+  const uint gc = P->ghost_viscosity ? min(gcount[i], (uint)P->max_ghost_neighbours) : 0u;
   for (uint k = 0; k < gc; ++k) {
     const uint gi = NBR(gnbr, i, k, n, P->max_ghost_neighbours);
     const float3 r = xi - xg[gi].xyz;
@@ -235,7 +272,8 @@ __kernel void conf_vel_finish(int n, __global float4* x, __global const float4* 
 // ---- position level ----------------------------------------------------------------------------
 
 // Rotational part of A (columns a0, a1, a2) by the iteration of Mueller et al. 2016,
-// warm-started from q.
+// warm-started from q. The rotation changes little between sweeps, so each step uses the
+// small-angle quaternion (omega / 2, 1) instead of sin/cos of the axis-angle form.
 inline float4 extract_rotation(float3 a0, float3 a1, float3 a2, float4 q, int iterations) {
   for (int k = 0; k < iterations; ++k) {
     const float3 r0 = quat_rotate(q, (float3)(1.0f, 0.0f, 0.0f));
@@ -243,40 +281,11 @@ inline float4 extract_rotation(float3 a0, float3 a1, float3 a2, float4 q, int it
     const float3 r2 = quat_rotate(q, (float3)(0.0f, 0.0f, 1.0f));
     const float denom = fabs(dot(r0, a0) + dot(r1, a1) + dot(r2, a2)) + 1e-20f;
     const float3 omega = (cross(r0, a0) + cross(r1, a1) + cross(r2, a2)) / denom;
-    const float w = length(omega);
-    if (w < 1e-7f) break;
-    const float3 axis = omega / w;
-    const float4 dq = (float4)(axis * sin(0.5f * w), cos(0.5f * w));
-    q = normalize(quat_mul(dq, q));
+    const float4 dq = (float4)(0.5f * omega, 1.0f);
+    q = quat_mul(dq, q);
+    q *= rsqrt(dot(q, q));
   }
   return q;
-}
-
-// Best-fit rotation of i's fluid neighbourhood from x0 to x (3.14), warm-started from rot[i].
-inline float4 neighbourhood_rotation(int i, int n, float3 xi, float3 x0i, __global const float4* x,
-                                     __global const float4* x0, __global const uint* nbr, uint cnt,
-                                     float4 q, P_CONST P) {
-  float3 c = xi, c0 = x0i;
-  for (uint k = 0; k < cnt; ++k) {
-    const uint j = NBR(nbr, i, k, n, P->max_neighbours);
-    c += x[j].xyz;
-    c0 += x0[j].xyz;
-  }
-  const float inv = 1.0f / (float)(cnt + 1);
-  c *= inv;
-  c0 *= inv;
-  // A = sum (x - c)(x0 - c0)^T, by columns.
-  float3 p = xi - c, p0 = x0i - c0;
-  float3 a0 = p * p0.x, a1 = p * p0.y, a2 = p * p0.z;
-  for (uint k = 0; k < cnt; ++k) {
-    const uint j = NBR(nbr, i, k, n, P->max_neighbours);
-    p = x[j].xyz - c;
-    p0 = x0[j].xyz - c0;
-    a0 += p * p0.x;
-    a1 += p * p0.y;
-    a2 += p * p0.z;
-  }
-  return extract_rotation(a0, a1, a2, q, 4);
 }
 
 __kernel void conf_pos_lambda(int n, __global const float4* x, __global const float4* x0,
@@ -295,25 +304,79 @@ __kernel void conf_pos_lambda(int n, __global const float4* x, __global const fl
   }
   const float3 xi = x[i].xyz;
   const float3 x0i = x0[i].xyz;
-  const uint cnt = min(ncount[i], (uint)P->max_neighbours);
+  __global const float* xs = (__global const float*)x;
+  __global const float* x0s = (__global const float*)x0;
+  const int cnt = (int)min(ncount[i], (uint)P->max_neighbours);
+  // Best-fit rotation R_i of the neighbourhood from x0 to x (3.14), warm-started from the last
+  // sweep: shape-matching sums in local coordinates p = x_j - x_i, p0 = x0_j - x0_i (i itself
+  // sits at p = 0), A = sum p p0^T - N c c0^T.
   float4 q = (float4)(0.0f, 0.0f, 0.0f, 1.0f);
   if (P->corotation) {
-    q = neighbourhood_rotation(i, n, xi, x0i, x, x0, nbr, cnt, rot[i], P);
+    float px = 0, py = 0, pz = 0, qx = 0, qy = 0, qz = 0;
+    float a00 = 0, a01 = 0, a02 = 0, a10 = 0, a11 = 0, a12 = 0, a20 = 0, a21 = 0, a22 = 0;
+    for (int k = 0; k < cnt; ++k) {
+      const uint j = NBR(nbr, i, k, n, P->max_neighbours);
+      const float ax = xs[4 * j] - xi.x, ay = xs[4 * j + 1] - xi.y, az = xs[4 * j + 2] - xi.z;
+      const float bx = x0s[4 * j] - x0i.x, by = x0s[4 * j + 1] - x0i.y, bz = x0s[4 * j + 2] - x0i.z;
+      px += ax;
+      py += ay;
+      pz += az;
+      qx += bx;
+      qy += by;
+      qz += bz;
+      a00 += ax * bx;
+      a01 += ax * by;
+      a02 += ax * bz;
+      a10 += ay * bx;
+      a11 += ay * by;
+      a12 += ay * bz;
+      a20 += az * bx;
+      a21 += az * by;
+      a22 += az * bz;
+    }
+    const float inv = 1.0f / (float)(cnt + 1);
+    const float3 pc = (float3)(px, py, pz);
+    q = extract_rotation((float3)(a00, a10, a20) - pc * (qx * inv), (float3)(a01, a11, a21) - pc * (qy * inv),
+                         (float3)(a02, a12, a22) - pc * (qz * inv), rot[i], 3);
     rot[i] = q;
   }
-  float8 c = (float8)(0.0f);
-  float8 diag = (float8)(0.0f);
-  float3 g_sum = (float3)(0.0f);
-  for (uint k = 0; k < cnt; ++k) {
+  const float3 e0 = quat_rotate(q, (float3)(1.0f, 0.0f, 0.0f));
+  const float3 e1 = quat_rotate(q, (float3)(0.0f, 1.0f, 0.0f));
+  const float3 e2 = quat_rotate(q, (float3)(0.0f, 0.0f, 1.0f));
+  float c0 = 0, c1 = 0, c2 = 0, c3 = 0, c4 = 0, c5 = 0;
+  float d0 = 0, d1 = 0, d2 = 0, d3 = 0, d4 = 0, d5 = 0;
+  float sx = 0, sy = 0, sz = 0;
+  for (int k = 0; k < cnt; ++k) {
     const uint j = NBR(nbr, i, k, n, P->max_neighbours);
-    const float3 r = xi - x[j].xyz;
-    const float3 g = particle_volume(density[j], P) * kernel_grad(r, dot(r, r), P);
-    const float3 rest = quat_rotate(q, x0[j].xyz - x0i);  // R x0_ji
-    c += voigt_sym(-r - rest, g);
-    diag += voigt_sym_diag(g);
-    g_sum += g;
+    const float rx = xi.x - xs[4 * j], ry = xi.y - xs[4 * j + 1], rz = xi.z - xs[4 * j + 2];
+    const float r2 = rx * rx + ry * ry + rz * rz;
+    const float f = particle_volume(density[j], P) * kernel_grad_factor(r2, P);
+    const float gx = f * rx, gy = f * ry, gz = f * rz;
+    const float bx = x0s[4 * j] - x0i.x, by = x0s[4 * j + 1] - x0i.y, bz = x0s[4 * j + 2] - x0i.z;
+    // u = x_ji - R x0_ji
+    const float ux = -rx - (e0.x * bx + e1.x * by + e2.x * bz);
+    const float uy = -ry - (e0.y * bx + e1.y * by + e2.y * bz);
+    const float uz = -rz - (e0.z * bx + e1.z * by + e2.z * bz);
+    c0 += 2.0f * gx * ux;
+    c1 += 2.0f * gy * uy;
+    c2 += 2.0f * gz * uz;
+    c3 += gy * ux + gx * uy;
+    c4 += gz * ux + gx * uz;
+    c5 += gz * uy + gy * uz;
+    d0 += 4.0f * gx * gx;
+    d1 += 4.0f * gy * gy;
+    d2 += 4.0f * gz * gz;
+    d3 += gx * gx + gy * gy;
+    d4 += gx * gx + gz * gz;
+    d5 += gy * gy + gz * gz;
+    sx += gx;
+    sy += gy;
+    sz += gz;
   }
-  const uint gc = min(gcount[i], (uint)P->max_ghost_neighbours);
+  float8 c = (float8)(c0, c1, c2, c3, c4, c5, 0.0f, 0.0f);
+  float8 diag = (float8)(d0, d1, d2, d3, d4, d5, 0.0f, 0.0f);
+  float3 g_sum = (float3)(sx, sy, sz);
+  const uint gc = P->ghost_viscosity ? min(gcount[i], (uint)P->max_ghost_neighbours) : 0u;
   for (uint k = 0; k < gc; ++k) {
     const uint gi = NBR(gnbr, i, k, n, P->max_ghost_neighbours);
     const float3 r = xi - xg[gi].xyz;
@@ -338,7 +401,8 @@ __kernel void conf_pos_apply(int n, __global const float4* x, __global float4* x
                              __global const uint* gcount, __global const float4* xg,
                              __global const float* gvol, __global const float* density,
                              __global const float8* dlambda, P_CONST P,
-                             __global float4* contact) {
+                             __global float4* contact, __global const float4* anchor,
+                             __global const float4* x0) {
   const int i = get_global_id(0);
   if (i >= n) return;
   if (flags[i] & FLAG_DEAD) {
@@ -351,8 +415,13 @@ __kernel void conf_pos_apply(int n, __global const float4* x, __global float4* x
                                    ncount, gnbr, gcount, xg, gvol, density, dlambda, P, &count);
   float3 p = xi + (P->beta / count) * d;
   float3 nrm = (float3)(0.0f);
-  const float pen = project_walls(&p, P, &nrm);
-  if (pen > 0.0f) contact[i] = (float4)(nrm, contact[i].w + pen);
+  float4 wall = contact[i];
+  const float3 before = p;
+  if (project_walls(&p, P, &nrm) > 0.0f) {
+    wall += (float4)(p - before, length(p - before));
+    contact[i] = wall;
+  }
+  p = wall_friction(p, wall, friction_anchor(i, flags, anchor, x0), P);
   x_out[i] = (float4)(p, 0.0f);
 }
 
@@ -479,5 +548,10 @@ __kernel void conf_update(int n, __global const float4* x, __global const float4
   }
   float8 out = (float8)(sol[0], sol[1], sol[2], sol[3], sol[4], sol[5], 0.0f, 0.0f);
   if (any(isnan(out)) || any(isinf(out))) out = voigt_identity();
+  // Yield: the stored deformation |Q - I| is capped, so a hand that keeps forcing an elastic
+  // material deforms it plastically instead of winding up an unbounded restoring demand.
+  const float8 dev = out - voigt_identity();
+  const float norm = sqrt(dot(dev.lo, dev.lo) + dot(dev.hi.s01, dev.hi.s01));
+  if (norm > P->conformation_yield) out = voigt_identity() + dev * (P->conformation_yield / norm);
   conf[i] = out;
 }

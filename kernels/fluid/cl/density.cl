@@ -8,12 +8,12 @@
 //          + lambda_i (sum_g V_g grad W_ig + sum_w grad psi(d_w))
 //
 // with C clamped at 0 (the constraint only pushes apart, so the free surface does not clump)
+// and s_corr = -k (W(r) / W(dq))^4 the tensile correction. The lambdas of the iterations of a
+// substep sum to the pressure p = -rho0 sum(kappa lambda) / dt^2 (see pbf_lambda).
 // Particles of different mass (media: liquids of different density, frozen solids) move in
 // proportion to their inverse-mass weight w = rho_ref / rho0 (0 for a solid, which keeps no
 // constraint of its own): |grad_k C_i|^2 terms and dx_i are weighted by w, the relaxation by
 // the particle's compliance scale (media_weight = (w, scale); (1, 1) without media).
-// and s_corr = -k (W(r) / W(dq))^n the tensile correction. The lambdas of the iterations of a
-// substep sum to the pressure p = -rho0 sum(kappa lambda) / dt^2 (see pbf_lambda).
 
 __kernel void pbf_lambda(int n, __global const float4* x, __global const uint* flags,
                          __global const uint* nbr, __global const uint* ncount,
@@ -29,21 +29,23 @@ __kernel void pbf_lambda(int n, __global const float4* x, __global const uint* f
   }
   const float3 xi = x[i].xyz;
   const float v0 = P->rest_volume;
-  float sum_w = P->w_zero;
-  float3 grad_i = (float3)(0.0f);
-  float sum_grad2 = 0.0f;
-  float kappa = 0.0f;
-  const uint cnt = min(ncount[i], (uint)P->max_neighbours);
-  for (uint k = 0; k < cnt; ++k) {
+  // Scalar components in the loop so the compiler can vectorise it across neighbours.
+  __global const float* xs = (__global const float*)x;
+  float sum_w = P->w_zero, gx = 0.0f, gy = 0.0f, gz = 0.0f, sum_grad2 = 0.0f, kappa = 0.0f;
+  const int cnt = (int)min(ncount[i], (uint)P->max_neighbours);
+  for (int k = 0; k < cnt; ++k) {
     const uint j = NBR(nbr, i, k, n, P->max_neighbours);
-    const float3 r = xi - x[j].xyz;
-    const float r2 = dot(r, r);
+    const float rx = xi.x - xs[4 * j], ry = xi.y - xs[4 * j + 1], rz = xi.z - xs[4 * j + 2];
+    const float r2 = rx * rx + ry * ry + rz * rz;
     sum_w += kernel_w(r2, P);
-    const float3 g = v0 * kernel_grad(r, r2, P);
-    grad_i += g;
-    sum_grad2 += weight[j].x * dot(g, g);
-    kappa -= dot(r, g);
+    const float f = v0 * kernel_grad_factor(r2, P);
+    gx += f * rx;
+    gy += f * ry;
+    gz += f * rz;
+    sum_grad2 += weight[j].x * f * f * r2;
+    kappa -= f * r2;
   }
+  float3 grad_i = (float3)(gx, gy, gz);
   float volume = v0 * sum_w;
   wall_volume(xi, P, &volume, &grad_i);
   if (P->density_coupling) {
@@ -75,7 +77,8 @@ __kernel void pbf_apply(int n, __global const float4* x, __global float4* x_out,
                         __global const uint* gcount, __global const float4* xg,
                         __global const float4* gnormal, __global const float* gvol,
                         __global const float* lambda, P_CONST P, __global float4* contact,
-                        __global float4* ghost_contact, __global const float2* weight) {
+                        __global float4* ghost_contact, __global const float4* anchor,
+                        __global const float4* x0, __global const float2* weight) {
   const int i = get_global_id(0);
   if (i >= n) return;
   const float wi = weight[i].x;
@@ -87,31 +90,45 @@ __kernel void pbf_apply(int n, __global const float4* x, __global float4* x_out,
   const float3 xi = x[i].xyz;
   const float li = lambda[i];
   const float v0 = P->rest_volume;
-  float3 dx = (float3)(0.0f);
-  const uint cnt = min(ncount[i], (uint)P->max_neighbours);
-  for (uint k = 0; k < cnt; ++k) {
+  __global const float* xs = (__global const float*)x;
+  float dx_x = 0.0f, dx_y = 0.0f, dx_z = 0.0f;
+  const int cnt = (int)min(ncount[i], (uint)P->max_neighbours);
+  const float sk = P->scorr_k, sq = P->scorr_inv_wdq;
+  for (int k = 0; k < cnt; ++k) {
     const uint j = NBR(nbr, i, k, n, P->max_neighbours);
-    const float3 r = xi - x[j].xyz;
-    const float r2 = dot(r, r);
-    float s = 0.0f;
-    if (P->scorr_k > 0.0f) s = -P->scorr_k * ipow(kernel_w(r2, P) * P->scorr_inv_wdq, P->scorr_n);
-    dx += (v0 * (li + lambda[j] + s)) * kernel_grad(r, r2, P);
+    const float rx = xi.x - xs[4 * j], ry = xi.y - xs[4 * j + 1], rz = xi.z - xs[4 * j + 2];
+    const float r2 = rx * rx + ry * ry + rz * rz;
+    // s_corr = -k (W / W(dq))^4
+    const float w = kernel_w(r2, P) * sq;
+    const float w2 = w * w;
+    const float f = v0 * (li + lambda[j] - sk * w2 * w2) * kernel_grad_factor(r2, P);
+    dx_x += f * rx;
+    dx_y += f * ry;
+    dx_z += f * rz;
   }
+  float3 dx = wi * (float3)(dx_x, dx_y, dx_z);
   const uint gc = min(gcount[i], (uint)P->max_ghost_neighbours);
   if (P->density_coupling) {
     for (uint k = 0; k < gc; ++k) {
       const uint g = NBR(gnbr, i, k, n, P->max_ghost_neighbours);
       const float3 r = xi - xg[g].xyz;
-      dx += (li * gvol[g]) * kernel_grad(r, dot(r, r), P);
+      dx += (wi * li * gvol[g]) * kernel_grad(r, dot(r, r), P);
     }
   }
+  // The walls' boundary volume pushes too; that push, with the projections below, is the
+  // walls' correction of this particle (contact: summed vector, summed length), the normal
+  // load of its friction (particles held by it never penetrate the particle radius).
+  float4 wall = contact[i];
   {
     float wv = 0.0f;
     float3 wg = (float3)(0.0f);
     wall_volume(xi, P, &wv, &wg);
-    dx += li * wg;
+    const float3 push = wi * li * wg;
+    dx += push;
+    const float pl = length(push);
+    wall += (float4)(push, pl);
   }
-  float3 p = xi + wi * dx;
+  float3 p = xi + dx;
 
   // One-sided contact: the deepest ghost within the contact radius pushes the particle out.
   const float rr = P->contact_radius;
@@ -137,8 +154,10 @@ __kernel void pbf_apply(int n, __global const float4* x, __global float4* x_out,
   }
   ghost_contact[i] = gc_out;
 
+  const float3 before = p;
   float3 nrm = (float3)(0.0f);
-  const float pen = project_walls(&p, P, &nrm);
-  if (pen > 0.0f) contact[i] = (float4)(nrm, contact[i].w + pen);
+  if (project_walls(&p, P, &nrm) > 0.0f) wall += (float4)(p - before, length(p - before));
+  contact[i] = wall;
+  p = wall_friction(p, wall, friction_anchor(i, flags, anchor, x0), P);
   x_out[i] = (float4)(p, 0.0f);
 }

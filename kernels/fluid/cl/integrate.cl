@@ -48,13 +48,14 @@ __kernel void finalize(int n, __global float4* x, __global const float4* x0, __g
   float3 p = x[i].xyz;
   const float3 p0 = x0[i].xyz;
   const float4 c = contact[i];
-  if (c.w > 0.0f && P->wall_friction > 0.0f) {
-    const float3 nrm = c.xyz;
+  const float load = length(c.xyz);
+  const float3 nrm = load > 1e-12f ? c.xyz / load : (float3)(0.0f);
+  if (load > 1e-12f && P->wall_friction > 0.0f) {
     float3 a = (f & FLAG_ANCHOR) ? anchor[i].xyz : p0;
     const float3 d = p - a;
     const float3 t = d - dot(d, nrm) * nrm;
     const float tl = length(t);
-    const float limit = P->wall_friction * c.w;
+    const float limit = P->wall_friction * load;
     if (tl <= limit) {
       p -= t;
     } else {
@@ -67,8 +68,7 @@ __kernel void finalize(int n, __global float4* x, __global const float4* x0, __g
     f &= ~FLAG_ANCHOR;
   }
   float3 u = (p - p0) * P->inv_dt;
-  if (c.w > 0.0f && P->wall_restitution > 0.0f) {
-    const float3 nrm = c.xyz;
+  if (load > 1e-12f && P->wall_restitution > 0.0f) {
     const float un0 = dot(v[i].xyz, nrm);  // approach speed before the substep
     if (un0 < 0.0f) u += nrm * (-P->wall_restitution * un0 - dot(u, nrm));
   }

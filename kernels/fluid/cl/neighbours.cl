@@ -17,6 +17,9 @@ __kernel void build_neighbours(int nq, __global const float4* xq, __global const
   const float3 x = xq[i].xyz;
   const int3 c = cell_coord(x, P);
   const float h2 = P->h2;
+  __global const float* ps = (__global const float*)xs;
+  const uint last = (uint)cap - 1u;
+  const uint self = exclude_self ? (uint)i : INVALID_INDEX;
   uint k = 0;
   for (int dz = -1; dz <= 1; ++dz) {
     const int cz = c.z + dz;
@@ -30,22 +33,22 @@ __kernel void build_neighbours(int nq, __global const float4* xq, __global const
       const uint row = (uint)((cz * P->grid_dim[1] + cy) * P->grid_dim[0]);
       const uint begin = cell_start[row + x0];
       const uint end = cell_start[row + x1 + 1];
+      // Branch-free append: every candidate is written at slot k (the last slot once the list
+      // is full) and k advances only on a hit; slots past the count are never read.
       for (uint s = begin; s < end; ++s) {
         const uint j = indirect ? perm[s] : s;
-        if (exclude_self && j == (uint)i) continue;
-        const float3 r = x - xs[j].xyz;
-        if (dot(r, r) < h2) {
-          if (k < (uint)cap) NBR(nbr, i, k, nq, cap) = j;
-          ++k;
-        }
+        const float rx = x.x - ps[4 * j], ry = x.y - ps[4 * j + 1], rz = x.z - ps[4 * j + 2];
+        const uint hit = (rx * rx + ry * ry + rz * rz < h2) & (j != self);
+        NBR(nbr, i, min(k, last), nq, cap) = j;
+        k += hit;
       }
     }
   }
   count[i] = k;
 }
 
-// Ghost volumes (Akinci et al. 2012): V_g = 1 / sum_k W(x_g - x_k) over the ghosts near g,
-// so a single layer of ghosts acts as a boundary of the right density whatever its sampling.
+// Ghost volumes (after Akinci et al. 2012): V_g = 1 / (2 sum_k W(x_g - x_k)) over the ghosts near
+// g, so a single layer of ghosts acts as a boundary of the right density whatever its sampling.
 __kernel void ghost_volume(int ng, __global const float4* xg, __global const uint* gflags,
                            __global const uint* cell_start, __global const uint* perm,
                            P_CONST P, __global float* volume) {
@@ -73,5 +76,8 @@ __kernel void ghost_volume(int ng, __global const float4* xg, __global const uin
       }
     }
   }
-  volume[g] = sum > 0.0f ? 1.0f / sum : 0.0f;
+  // Half of Akinci's volume: a ghost layer then stands for a half-space of fluid at its own
+  // surface (sum V_g W = 1/2 there), like the walls' table psi(0) = 1/2, instead of pushing the
+  // fluid away as if the hand were a full layer of fluid thicker.
+  volume[g] = sum > 0.0f ? 0.5f / sum : 0.0f;
 }

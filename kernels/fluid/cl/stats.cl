@@ -6,7 +6,7 @@
 __kernel void reduce_stats(int n, __global const float4* x, __global const float4* v,
                            __global const uint* flags, __global const float* density,
                            __global const uint* ncount, __global const float* lambda_sum,
-                           P_CONST P, __global float* out) {
+                           __global const float4* contact, P_CONST P, __global float* out) {
   const int lane = get_global_id(0);
   if (lane >= STAT_LANES) return;
   float s[STAT_WORDS];
@@ -35,6 +35,15 @@ __kernel void reduce_stats(int n, __global const float4* x, __global const float
     s[14] += p.x; s[15] += p.y; s[16] += p.z;
     if (ncount[i] > (uint)P->max_neighbours) s[17] += 1.0f;
     s[18] = fmax(s[18], -P->rest_density * lambda_sum[i] * P->inv_dt * P->inv_dt);
+    const float4 c = contact[i];
+    if (c.w > 0.0f) {
+      s[19] += 1.0f;
+      // The walls' push on this particle over the last substep, as a force m dx / dt^2.
+      const float3 f = (P->mass * P->inv_dt * P->inv_dt) * c.xyz;
+      s[20] += f.x;
+      s[21] += f.y;
+      s[22] += f.z;
+    }
   }
   for (int k = 0; k < STAT_WORDS; ++k) out[lane * STAT_WORDS + k] = s[k];
 }

@@ -71,7 +71,7 @@ void Conformation::velocity_phase(SolverContext& ctx) {
           s.gnbr_count, s.xg, s.vg, s.g_volume, s.density, spin_, s.params, lambda_, dlambda_);
     L.run(vel_apply_, s.n, s.n, s.x.a, s.x0.a, s.v.a, s.v.b, s.flags.a, s.nbr, s.nbr_count, s.gnbr,
           s.gnbr_count, s.xg, s.g_volume, s.density, dlambda_, s.params);
-    if (s.ng > 0) {
+    if (s.ng > 0 && s.ghost_viscosity) {
       L.run(reaction_, s.ng, s.ng, s.xg, s.g_flags, s.g_nbr, s.g_nbr_count, s.x.a, s.nbr_count,
             s.gnbr_count, s.g_volume, dlambda_, scale, s.params, s.g_impulse);
     }
@@ -92,8 +92,8 @@ void Conformation::project(SolverContext& ctx) {
   L.run(pos_lambda_, s.n, s.n, s.x.a, s.x0.a, s.flags.a, s.conf.a, s.nbr, s.nbr_count, s.gnbr,
         s.gnbr_count, s.xg, s.xg0, s.g_volume, s.density, rot_, s.params, lambda_, dlambda_);
   L.run(pos_apply_, s.n, s.n, s.x.a, s.x.b, s.flags.a, s.nbr, s.nbr_count, s.gnbr, s.gnbr_count,
-        s.xg, s.g_volume, s.density, dlambda_, s.params, s.contact);
-  if (s.ng > 0) {
+        s.xg, s.g_volume, s.density, dlambda_, s.params, s.contact, s.anchor.a, s.x0.a);
+  if (s.ng > 0 && s.ghost_viscosity) {
     const float scale = 1.0f / s.dt;  // a position sweep's share: m dx / dt
     L.run(reaction_, s.ng, s.ng, s.xg, s.g_flags, s.g_nbr, s.g_nbr_count, s.x.a, s.nbr_count,
           s.gnbr_count, s.g_volume, dlambda_, scale, s.params, s.g_impulse);

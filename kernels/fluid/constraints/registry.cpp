@@ -2,6 +2,7 @@
 // (e.g. a SPOOK density solver, multiphase volume fractions) adds its file pair in
 // constraints/ and a line here; its active() decides for which materials it runs.
 #include "kernels/fluid/constraints/constraint_set.hpp"
+#include "kernels/fluid/constraints/clay_bonds.hpp"
 #include "kernels/fluid/constraints/conformation.hpp"
 #include "kernels/fluid/constraints/pbf_density.hpp"
 
@@ -12,6 +13,7 @@ Expected<ConstraintSets> create_constraint_sets(const ClRuntime& rt, DeviceState
   const Factory factories[] = {
       [](const ClRuntime& r, DeviceState&) { return PbfDensity::create(r); },
       [](const ClRuntime& r, DeviceState& st) { return Conformation::create(r, st); },
+      [](const ClRuntime& r, DeviceState&) { return ClayBonds::create(r); },
   };
   ConstraintSets sets;
   for (Factory f : factories) {

@@ -30,6 +30,7 @@ struct GridBuffers {
 struct DeviceState {
   cl::Buffer params;
   float dt = 0;  // substep, s (host copy of params.dt)
+  bool ghost_viscosity = false;  // host copy of params.ghost_viscosity
 
   // Fluid particles: slots [0, n) are in use, live first after every sort.
   int n = 0;

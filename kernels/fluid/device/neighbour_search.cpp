@@ -41,9 +41,11 @@ void NeighbourSearch::gather(Launcher& launch, DeviceState& s, Field& f) {
   f.swap();
 }
 
-void NeighbourSearch::reorder_fluid(Launcher& launch, DeviceState& s, bool with_bonds) {
-  for (Field* f : {&s.x, &s.x0, &s.v, &s.id, &s.flags, &s.conf, &s.anchor}) gather(launch, s, *f);
-  if (with_bonds) {
+void NeighbourSearch::reorder_fluid(Launcher& launch, DeviceState& s, Travel travel) {
+  for (Field* f : {&s.x, &s.x0, &s.v, &s.id, &s.flags}) gather(launch, s, *f);
+  if (travel.conformation) gather(launch, s, s.conf);
+  if (travel.anchors) gather(launch, s, s.anchor);
+  if (travel.bonds) {
     gather(launch, s, s.bond_id);
     gather(launch, s, s.bond_rest);
   }

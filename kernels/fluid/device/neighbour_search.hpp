@@ -16,9 +16,16 @@ class NeighbourSearch {
   void sort(Launcher& launch, const DeviceState& s, GridBuffers& grid, int n, const cl::Buffer& x,
             const cl::Buffer& flags, int num_cells);
 
-  // Gathers every fluid field into sorted order (after sort of the fluid grid) and updates
-  // the id -> slot map. Bonds travel only when they are in use.
-  void reorder_fluid(Launcher& launch, DeviceState& s, bool with_bonds);
+  // Which optional per-particle fields are live and must travel with the particles.
+  struct Travel {
+    bool conformation = true;  // Q (only a material with memory, tau > 0, keeps Q != I)
+    bool anchors = true;       // wall friction anchors (only with wall friction)
+    bool bonds = true;         // clay bonds
+  };
+
+  // Gathers the fluid fields into sorted order (after sort of the fluid grid) and updates the
+  // id -> slot map.
+  void reorder_fluid(Launcher& launch, DeviceState& s, Travel travel);
 
   // Fluid->fluid, fluid->ghost and ghost->fluid lists, and the ghost volumes.
   void build_lists(Launcher& launch, DeviceState& s);

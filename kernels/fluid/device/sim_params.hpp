@@ -57,7 +57,9 @@ struct SimParams {
   float domain_min[3];
   float rest_neighbours;  // lattice neighbours within h (the Jacobi count floor)
   float domain_max[3];
-  float pad2;
+  std::int32_t ghost_viscosity;  // hand ghosts take part in the conformation constraints
+  float conformation_yield;      // largest |Q - I| kept (plastic yield of elastic memory)
+  float pad3[3];
   ShapeParams shapes[kMaxShapes];
   // Boundary volume of a plane wall at distance d (cl/common.cl wall_volume):
   // psi(d) = integral of W beyond the wall, area(d) = -dpsi/dd, sampled at d = k h / (N - 1).
@@ -66,6 +68,6 @@ struct SimParams {
 };
 
 static_assert(sizeof(ShapeParams) == 48);
-static_assert(sizeof(SimParams) == 4 * 60 + kMaxShapes * 48 + 2 * 4 * kWallTable);  // checked against the device at start-up
+static_assert(sizeof(SimParams) == 4 * 64 + kMaxShapes * 48 + 2 * 4 * kWallTable);  // checked against the device at start-up
 
 }  // namespace sonoflow::fluid

@@ -54,6 +54,8 @@ inline std::unique_ptr<ContactField> planar_field(
   auto field = std::make_unique<ContactField>();
   field->sequence = sequence;
   field->hand_frame_id = frame.frame_id;
+  field->hand_count = 1;
+  field->hand_ids[0] = frame.hands[0].hand_id;
   const JointPose& palm = frame.hands[0].joint(HandJoint::Palm);
   const Eigen::Vector3f origin = to_eigen(palm.position);
   const Eigen::Quaternionf q = to_eigen(palm.orientation);

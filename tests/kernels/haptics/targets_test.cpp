@@ -40,6 +40,34 @@ TEST(TargetSamples, KeepsOnlyArrayFacingWellFormedSamplesAndClampsPressure) {
   EXPECT_LE(samples.size(), int(kMaxContactSamples));
 }
 
+TEST(TargetSamples, SamplesFollowTheirHandByTrackerIdWhenHandsSwapPlaces) {
+  // The field was made with hand 7 first; in the newer frame the tracker lists hand 9 first.
+  HandFrame before = test::flat_hand(0.2f);
+  before.hands[0].hand_id = 7;
+  auto field = test::planar_field(before, -0.02f, 0.02f, -0.02f, 0.02f, 0.01f,
+                                  [](float, float) { return 1.0f; });
+  ASSERT_EQ(field->hand_ids[0], 7u);
+  const Eigen::Vector3f shift(0.05f, 0.01f, -0.02f);
+  const HandFrame moved = test::flat_hand(0.2f, Eigen::Quaternionf::Identity(), shift);
+  HandFrame newer;
+  newer.hand_count = 2;
+  newer.hands[0] = test::flat_hand(0.2f, Eigen::Quaternionf::Identity(), {-0.2f, 0, 0}).hands[0];
+  newer.hands[0].hand_id = 9;
+  newer.hands[1] = moved.hands[0];
+  newer.hands[1].hand_id = 7;
+  TargetSamples samples;
+  samples.select(*field, {});
+  ASSERT_GT(samples.size(), 0);
+  samples.repose(newer);
+  for (int i = 0; i < samples.size(); ++i) {
+    EXPECT_LT((samples.positions().col(i) - samples.field_positions().col(i) - shift).norm(), 1e-6f);
+  }
+  // The hand gone from the frame: samples stay where the field put them.
+  newer.hands[1].hand_id = 11;
+  samples.repose(newer);
+  EXPECT_LT((samples.positions() - samples.field_positions()).cwiseAbs().maxCoeff(), 1e-7f);
+}
+
 TEST(TargetSamples, RigidlyMovedHandMovesItsSamplesExactly) {
   const HandFrame before = test::flat_hand(0.2f);
   auto field = test::planar_field(before, -0.04f, 0.04f, -0.03f, 0.09f, 0.01f,

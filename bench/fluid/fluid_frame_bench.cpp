@@ -1,0 +1,142 @@
+// Fluid engine: milliseconds per 90 Hz frame on the OpenCL device present (PoCL on the CPU
+// here), for 2k, 5k, 10k and 20k particles, with a hand stirring the pool (ghosts, contact
+// field and statistics read back every frame, as the daemon runs it).
+//   water/N: PBF, 1 substep x 4 density sweeps (the 4-iteration water of issue 5)
+//   honey/N: the honey preset, DC-PBD with the thesis' interactive schedule: 3 substeps x
+//            (8 velocity sweeps + 8 staggered density/conformation sweeps), tau = 0,
+//            alpha = 0.005
+//   honey_one_substep/N: the same material in one 1/90 s substep (DC-PBD is stable at large
+//            steps), a third of the work
+// Counters: wall-clock p50 / p99 per frame (the 90 Hz budget is 11.1 ms), the process CPU time
+// per frame (all device threads; robust to other load on the machine), and particle-sweeps per
+// second (particles x substeps x sweeps / wall time). Set SONOFLOW_FLUID_PROFILE=1 to print the
+// device time per kernel.
+#include <benchmark/benchmark.h>
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#include "kernels/fluid/fluid_engine.hpp"
+#include "kernels/fluid/material.hpp"
+#include "tests/kernels/fluid/hand_fixture.hpp"
+
+namespace {
+
+using namespace sonoflow;
+using namespace sonoflow::fluid;
+
+double process_cpu_ms() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return 1e3 * static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+         1e-3 * static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
+}
+
+double percentile(std::vector<double> v, double q) {
+  std::sort(v.begin(), v.end());
+  return v[std::min(v.size() - 1, static_cast<std::size_t>(q * static_cast<double>(v.size() - 1) + 0.5))];
+}
+
+void frames(benchmark::State& state, bool viscoelastic, int substeps = 0) {
+  const int wanted = static_cast<int>(state.range(0));
+  const auto lib = MaterialLibrary::load(SONOFLOW_MATERIALS_DIR);
+  if (!lib) {
+    state.SkipWithError(lib.error().message.c_str());
+    return;
+  }
+  constexpr float d = 0.01f, depth = 0.08f, floor_z = 0.10f;
+  const int side = static_cast<int>(std::lround(std::sqrt(wanted / (depth / d))));
+  const float half = 0.5f * static_cast<float>(side) * d;
+  FluidConfig c;
+  c.max_particles = wanted + 1000;
+  c.particle_spacing = d;
+  c.domain_min = {-half - 0.05f, -half - 0.05f, floor_z - 0.03f};
+  c.domain_max = {half + 0.05f, half + 0.05f, floor_z + 0.25f};
+  c.profile = std::getenv("SONOFLOW_FLUID_PROFILE") != nullptr;
+  if (viscoelastic) {
+    c.material = *lib->find("honey");
+    if (substeps > 0) c.material.substeps = substeps;
+  } else {
+    c.material = *lib->find("water");
+    c.material.substeps = 1;
+    c.material.iterations = 4;
+  }
+  auto created = FluidEngine::create(c);
+  if (!created) {
+    state.SkipWithError(created.error().message.c_str());
+    return;
+  }
+  FluidEngine& e = *created.value();
+  Scene scene;
+  scene.shapes.push_back(Shape::box({-half, -half, floor_z}, {half, half, floor_z + 0.2f}));
+  scene.blocks.push_back({{-half, -half, floor_z}, {half, half, floor_z + depth}});
+  if (auto err = e.load_scene(scene)) {
+    state.SkipWithError(err->message.c_str());
+    return;
+  }
+  // The hand stirs: palm 2 cm deep, circling at 0.3 m/s.
+  auto hand = [&](int k) {
+    const float t = static_cast<float>(k) / 90.0f, r = 0.3f * half;
+    return fluid::test::flat_hand({r * std::cos(0.3f / r * t), r * std::sin(0.3f / r * t),
+                                   floor_z + depth - 0.02f},
+                                  static_cast<std::uint64_t>(k), 0);
+  };
+  static ContactField field;
+  FluidStats st;
+  HandFrame prev = hand(0);
+  const int warmup = viscoelastic ? 10 : 30;
+  int k = 1;
+  for (; k <= warmup; ++k) {
+    const HandFrame now = hand(k);
+    e.step_frame(now, &prev, 1.0 / 90.0, field, st);
+    prev = now;
+  }
+  if (c.profile) e.kernel_profile();
+  std::vector<double> wall_ms;
+  const double cpu0 = process_cpu_ms();
+  for (auto _ : state) {
+    const HandFrame now = hand(k++);
+    const auto t0 = std::chrono::steady_clock::now();
+    e.step_frame(now, &prev, 1.0 / 90.0, field, st);
+    const std::chrono::duration<double> dt = std::chrono::steady_clock::now() - t0;
+    prev = now;
+    wall_ms.push_back(1e3 * dt.count());
+    state.SetIterationTime(dt.count());
+  }
+  const double cpu = (process_cpu_ms() - cpu0) / static_cast<double>(wall_ms.size());
+  const Material& m = e.material();
+  const double sweeps = m.substeps * (m.iterations + (viscoelastic ? m.velocity_iterations : 0));
+  const double p50 = percentile(wall_ms, 0.5);
+  state.counters["ms_p50_frame"] = p50;
+  state.counters["ms_p99_frame"] = percentile(wall_ms, 0.99);
+  state.counters["particle_sweeps_per_s"] = st.particles * sweeps / (1e-3 * p50);
+  state.counters["particles"] = st.particles;
+  state.counters["process_cpu_ms"] = cpu;
+  state.counters["contact_samples"] = st.contact_samples;
+  if (c.profile) {
+    auto profile = e.kernel_profile();
+    std::sort(profile.begin(), profile.end(), [](const auto& a, const auto& b) { return a.ms > b.ms; });
+    std::printf("%s, %d particles, device ms per frame by kernel:\n", viscoelastic ? "honey" : "water",
+                st.particles);
+    for (const auto& p : profile) {
+      std::printf("  %-24s %7.3f\n", p.name.c_str(), p.ms / static_cast<double>(wall_ms.size()));
+    }
+  }
+}
+
+void water(benchmark::State& state) { frames(state, false); }
+void honey(benchmark::State& state) { frames(state, true); }
+void honey_one_substep(benchmark::State& state) { frames(state, true, 1); }
+
+}  // namespace
+
+BENCHMARK(water)->Arg(2000)->Arg(5000)->Arg(10000)->Arg(20000)->Iterations(180)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(honey_one_substep)->Arg(2000)->Arg(5000)->Arg(10000)->Iterations(90)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(honey)->Arg(1000)->Arg(2000)->Arg(5000)->Arg(10000)->Arg(20000)->Iterations(45)->UseManualTime()->Unit(benchmark::kMillisecond);
+
+BENCHMARK_MAIN();

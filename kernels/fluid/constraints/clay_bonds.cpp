@@ -1,0 +1,28 @@
+#include "kernels/fluid/constraints/clay_bonds.hpp"
+
+namespace sonoflow::fluid {
+
+Expected<std::unique_ptr<ConstraintSet>> ClayBonds::create(const ClRuntime& rt) {
+  auto set = std::make_unique<ClayBonds>();
+  for (auto [k, name] : {std::pair{&set->update_, "bonds_update"}, std::pair{&set->apply_, "bonds_apply"}}) {
+    auto kernel = rt.kernel(name);
+    if (!kernel) return kernel.error();
+    *k = kernel.value();
+  }
+  return std::unique_ptr<ConstraintSet>(std::move(set));
+}
+
+void ClayBonds::begin_substep(SolverContext& ctx) {
+  DeviceState& s = ctx.s;
+  ctx.launch.run(update_, s.n, s.n, s.x0.a, s.v.a, s.flags.a, s.id.a, s.bond_id.a, s.bond_rest.a,
+                 s.nbr, s.nbr_count, s.slot_of_id, s.params);
+}
+
+void ClayBonds::project(SolverContext& ctx) {
+  DeviceState& s = ctx.s;
+  ctx.launch.run(apply_, s.n, s.n, s.x.a, s.x.b, s.flags.a, s.bond_id.a, s.bond_rest.a,
+                 s.slot_of_id, s.params, s.contact, s.anchor.a, s.x0.a);
+  s.x.swap();
+}
+
+}  // namespace sonoflow::fluid

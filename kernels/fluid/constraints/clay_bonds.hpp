@@ -1,0 +1,23 @@
+#pragma once
+// Clay's hysteretic distance bonds (cl/clay.cl; thesis 6.1.3): formed and broken once per
+// substep from the relative normal velocity, projected once per solver iteration after the
+// density and viscosity sweeps.
+#include "kernels/fluid/constraints/constraint_set.hpp"
+
+namespace sonoflow::fluid {
+
+class ClayBonds final : public ConstraintSet {
+ public:
+  static Expected<std::unique_ptr<ConstraintSet>> create(const ClRuntime& rt);
+  const char* name() const override { return "clay_bonds"; }
+  bool active(const Material& m) const override {
+    return m.model == MaterialModel::Clay && m.clay_bonds;
+  }
+  void begin_substep(SolverContext& ctx) override;
+  void project(SolverContext& ctx) override;
+
+ private:
+  cl::Kernel update_, apply_;
+};
+
+}  // namespace sonoflow::fluid
