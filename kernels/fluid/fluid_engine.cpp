@@ -734,7 +734,7 @@ void FluidEngine::step_frame(const HandFrame& newest, const HandFrame* previous,
 
   // Read-back: statistics and the ghosts' impulses; nothing else leaves the device.
   L.run(m.stats_kernel, kStatLanes, m.s.n, m.s.x.a, m.s.v.a, m.s.flags.a, m.s.density,
-        m.s.nbr_count, m.s.lambda_sum, m.s.contact, m.s.params, m.s.stats);
+        m.s.nbr_count, m.s.lambda_sum, m.s.contact, m.s.params, m.s.stats, m.s.media_weight);
   L.record(q.enqueueReadBuffer(m.s.stats, CL_FALSE, 0, m.stats_host.size() * 4, m.stats_host.data()));
   m.media->enqueue_stats(L, m.s);
   if (m.s.ng > 0) {
