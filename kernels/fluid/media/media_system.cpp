@@ -80,10 +80,10 @@ Expected<std::unique_ptr<MediaSystem>> MediaSystem::create(const ClRuntime& rt, 
   m->ustar_ = buffer(cap * 16);
   m->vpred_ = buffer(cap * 16);
   m->stats_buf_ = buffer(kStatLanes * kStatWords * 4);
-  // The wind grid covers the domain at twice the particle spacing or coarser (capacity cap).
+  // The wind grid covers the domain at half the particle spacing or coarser (capacity cap).
   const Vec3f ext{config.domain_max.x - config.domain_min.x, config.domain_max.y - config.domain_min.y,
                   config.domain_max.z - config.domain_min.z};
-  const float d = 2.0f * config.particle_spacing;
+  const float d = 0.5f * config.particle_spacing;
   const double points = (std::ceil(ext.x / d) + 1) * (std::ceil(ext.y / d) + 1) * (std::ceil(ext.z / d) + 1);
   m->wind_capacity_ = static_cast<int>(std::min<double>(points, kMaxWindPoints));
   m->wind_grid_ = buffer(static_cast<std::size_t>(m->wind_capacity_) * 16);
