@@ -104,6 +104,7 @@ struct FluidConfig {
   float thin_wall = 0.0f;    // m, thinnest solid a particle must not tunnel (v dt < w/2); 0: none
   Material material;
   HandCoupling hand;
+  ToolSpec tool;             // a force-feedback tool in the fluid (issue 7); none by default
   bool profile = false;      // OpenCL profiling events per kernel (benchmarks; allocates per frame)
 };
 

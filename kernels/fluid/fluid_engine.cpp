@@ -13,6 +13,7 @@
 #include "kernels/fluid/hand/hand_ghosts.hpp"
 #include "kernels/fluid/material.hpp"
 #include "kernels/fluid/media/media_system.hpp"
+#include "kernels/fluid/media/tool_ghosts.hpp"
 
 namespace sonoflow::fluid {
 
@@ -72,6 +73,9 @@ struct FluidEngine::Impl {
   ConstraintSets sets;
   std::unique_ptr<MediaSystem> media;  // issue 7: phases, heat, viscosity, collisions, wind
   HandGhosts ghosts;
+  ToolGhosts tool;         // issue 7: a force-feedback tool, ghosts after the hand's
+  ToolForce tool_force{};  // its force over the last frame
+  int hand_ghosts = 0;     // hand ghosts this frame (the tool's follow)
   SimParams params{};
   SimParams uploaded{};  // the copy the device reads (kept alive for non-blocking writes)
   bool params_dirty = true;
@@ -102,7 +106,8 @@ struct FluidEngine::Impl {
       : cfg(c),
         material(c.material),
         ghosts(c.max_ghosts,
-               c.hand.ghost_spacing > 0 ? c.hand.ghost_spacing : c.particle_spacing) {
+               c.hand.ghost_spacing > 0 ? c.hand.ghost_spacing : c.particle_spacing),
+        tool(c.tool, c.hand.ghost_spacing > 0 ? c.hand.ghost_spacing : c.particle_spacing) {
     material.name.reserve(64);  // set_material copies names without allocating
   }
 
@@ -236,7 +241,7 @@ Status FluidEngine::Impl::allocate() {
   cl::Context& ctx = rt->context();
   cl_int err = CL_SUCCESS;
   const auto cap = static_cast<std::size_t>(cfg.max_particles);
-  const auto gcap = static_cast<std::size_t>(std::max(cfg.max_ghosts, 1));
+  const auto gcap = static_cast<std::size_t>(std::max(cfg.max_ghosts + tool.count(), 1));
   s.capacity = cfg.max_particles;
   s.ghost_capacity = cfg.max_ghosts;
   s.max_neighbours = cfg.max_neighbours;
@@ -280,7 +285,7 @@ Status FluidEngine::Impl::allocate() {
   for (cl::Buffer* b : {&s.g_offset, &s.g_normal_local, &s.xg, &s.xg0, &s.vg, &s.g_normal, &s.g_impulse})
     *b = make_buffer(ctx, gcap * 16, err);
   for (cl::Buffer* b : {&s.j_pos_prev, &s.j_rot_prev, &s.j_pos_new, &s.j_rot_new})
-    *b = make_buffer(ctx, kJointSlots * 16, err);
+    *b = make_buffer(ctx, (kJointSlots + 1) * 16, err);  // the hands' joints + the tool
   s.g_flags = make_buffer(ctx, gcap * 4, err);
   s.g_volume = make_buffer(ctx, gcap * 4, err);
   s.g_nbr = make_buffer(ctx, gcap * 4 * static_cast<std::size_t>(s.max_neighbours), err);
@@ -713,8 +718,22 @@ void FluidEngine::step_frame(const HandFrame& newest, const HandFrame* previous,
     m.ghosts.joint_poses(newest, previous, m.cfg.hand.teleport_distance);
     m.s.ng = m.ghosts.count();
   }
-  if (m.s.ng > 0) {
-    const auto g = static_cast<std::size_t>(m.s.ng);
+  m.hand_ghosts = m.s.ng;
+  if (m.tool.posed() && m.tool.count() > 0) {  // the tool's ghosts follow the hand's
+    const auto first = static_cast<std::size_t>(m.s.ng);
+    const auto t = static_cast<std::size_t>(m.tool.count());
+    L.record(q.enqueueFillBuffer(m.s.g_joint, cl_int{kToolSlot}, first * 4, t * 4));
+    L.record(q.enqueueWriteBuffer(m.s.g_offset, CL_FALSE, first * 16, t * 16, m.tool.offset().data()));
+    L.record(q.enqueueWriteBuffer(m.s.g_normal_local, CL_FALSE, first * 16, t * 16, m.tool.normal().data()));
+    const std::size_t at = kToolSlot * sizeof(Float4);
+    L.record(q.enqueueWriteBuffer(m.s.j_pos_prev, CL_FALSE, at, 16, &m.tool.pos_prev()));
+    L.record(q.enqueueWriteBuffer(m.s.j_rot_prev, CL_FALSE, at, 16, &m.tool.rot_prev()));
+    L.record(q.enqueueWriteBuffer(m.s.j_pos_new, CL_FALSE, at, 16, &m.tool.pos_new()));
+    L.record(q.enqueueWriteBuffer(m.s.j_rot_new, CL_FALSE, at, 16, &m.tool.rot_new()));
+    m.s.ng += m.tool.count();
+  }
+  if (m.hand_ghosts > 0) {
+    const auto g = static_cast<std::size_t>(m.hand_ghosts);
     L.record(q.enqueueWriteBuffer(m.s.g_joint, CL_FALSE, 0, g * 4, m.ghosts.joint_slot().data()));
     L.record(q.enqueueWriteBuffer(m.s.g_offset, CL_FALSE, 0, g * 16, m.ghosts.offset().data()));
     L.record(q.enqueueWriteBuffer(m.s.g_normal_local, CL_FALSE, 0, g * 16, m.ghosts.normal().data()));
@@ -723,8 +742,8 @@ void FluidEngine::step_frame(const HandFrame& newest, const HandFrame* previous,
     L.record(q.enqueueWriteBuffer(m.s.j_rot_prev, CL_FALSE, 0, jb, m.ghosts.rot_prev().data()));
     L.record(q.enqueueWriteBuffer(m.s.j_pos_new, CL_FALSE, 0, jb, m.ghosts.pos_new().data()));
     L.record(q.enqueueWriteBuffer(m.s.j_rot_new, CL_FALSE, 0, jb, m.ghosts.rot_new().data()));
-    L.fill(m.s.g_impulse, g * 16);
   }
+  if (m.s.ng > 0) L.fill(m.s.g_impulse, static_cast<std::size_t>(m.s.ng) * 16);
 
   const int substeps = std::max(1, m.material.substeps);
   for (int k = 0; k < substeps; ++k) {
@@ -754,10 +773,17 @@ void FluidEngine::step_frame(const HandFrame& newest, const HandFrame* previous,
   out.hand_count = static_cast<std::uint8_t>(std::min<int>(newest.hand_count, kMaxHands));
   for (int h = 0; h < out.hand_count; ++h) out.hand_ids[std::size_t(h)] = newest.hands[std::size_t(h)].hand_id;
   ++out.sequence;
-  if (m.s.ng > 0) {
-    m.ghosts.contact_field(newest, std::span(m.impulse_host.data(), static_cast<std::size_t>(m.s.ng)),
+  if (m.hand_ghosts > 0) {
+    m.ghosts.contact_field(newest, std::span(m.impulse_host.data(), static_cast<std::size_t>(m.hand_ghosts)),
                            frame_dt, m.cfg.hand.array_position, out, stats.hand_force,
                            stats.max_contact_pressure);
+  }
+  m.tool_force = ToolForce{};
+  if (m.s.ng > m.hand_ghosts) {
+    m.tool_force = m.tool.force(std::span(m.impulse_host.data() + m.hand_ghosts,
+                                          static_cast<std::size_t>(m.s.ng - m.hand_ghosts)),
+                                frame_dt);
+    m.tool.advance();
   }
   stats.ghosts = m.s.ng;
   stats.contact_samples = static_cast<int>(out.count);
@@ -912,6 +938,12 @@ void FluidEngine::read_particles(ParticleSnapshot& out) {
 }
 
 void FluidEngine::set_heat_source(const HeatSource& source) { impl_->media->set_heat_source(source); }
+
+void FluidEngine::set_tool_pose(const ToolPose& pose) {
+  impl_->tool.set_pose(pose, impl_->cfg.hand.teleport_distance);
+}
+
+ToolForce FluidEngine::tool_force() const { return impl_->tool_force; }
 
 std::vector<Vec3f> FluidEngine::wind_at(std::span<const Vec3f> points) {
   Impl& m = *impl_;

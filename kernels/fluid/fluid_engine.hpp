@@ -29,6 +29,7 @@
 #include "kernels/fluid/expected.hpp"
 #include "kernels/fluid/fluid_config.hpp"
 #include "kernels/fluid/media/media_config.hpp"
+#include "kernels/fluid/media/tool_ghosts.hpp"
 #include "kernels/fluid/scene.hpp"
 #include "kernels/types/contact_field.hpp"
 #include "kernels/types/hand_pose.hpp"
@@ -106,6 +107,13 @@ class FluidEngine {
   // The Gaussian surface heat source of thermal materials (the welding arc), from the next
   // frame on; power 0 switches it off.
   void set_heat_source(const HeatSource& source);
+
+  // The force-feedback tool (config.tool): its pose at the end of the next frame (the frame
+  // sweeps it from the previous pose). Until the first pose the tool is not in the fluid.
+  // tool_force() is the fluid's force on it over the last frame (pressure and viscous drag,
+  // applied back to the fluid: the 1 kHz force servo renders it).
+  void set_tool_pose(const ToolPose& pose);
+  ToolForce tool_force() const;
 
   int particle_count() const;
   float particle_mass() const;  // kg (rest density x calibrated rest volume)

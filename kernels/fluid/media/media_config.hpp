@@ -126,6 +126,19 @@ struct MediaSpec {
   TurbulenceSpec turbulence;
 };
 
+// A hand-held tool in the fluid (stirring rod or ladle, patent CN 105825059 A "unified particle
+// model"): kinematic ghost particles like the hand's, posed every frame from a 6-DoF pose
+// (FluidEngine::set_tool_pose); the fluid's reaction on them is the tool force the 1 kHz force
+// servo renders. The tool frame: origin at the ghosts' centroid, axis along local +z.
+enum class ToolKind { None, Rod, Ladle };
+
+struct ToolSpec {
+  ToolKind kind = ToolKind::None;
+  float radius = 0.006f;       // m, rod (and ladle handle) radius
+  float length = 0.12f;        // m, rod length / handle length
+  float bowl_radius = 0.025f;  // m, ladle cup (a hemisphere open towards +z)
+};
+
 // Per-particle media state for blocks and emitted particles.
 struct ParticleMedia {
   std::array<float, kMaxPhases> fractions{1.0f, 0.0f, 0.0f, 0.0f};  // renormalised on upload
