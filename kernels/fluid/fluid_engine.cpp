@@ -14,6 +14,7 @@
 #include "kernels/fluid/material.hpp"
 #include "kernels/fluid/media/media_system.hpp"
 #include "kernels/fluid/media/tool_ghosts.hpp"
+#include "kernels/fluid/media/welding_gun.hpp"
 
 namespace sonoflow::fluid {
 
@@ -76,6 +77,8 @@ struct FluidEngine::Impl {
   ToolGhosts tool;         // issue 7: a force-feedback tool, ghosts after the hand's
   ToolForce tool_force{};  // its force over the last frame
   int hand_ghosts = 0;     // hand ghosts this frame (the tool's follow)
+  WeldingGun gun;          // issue 7: hot filler from the hand, when the material has a [gun]
+  std::array<Vec3f, 64> gun_x{}, gun_v{};
   SimParams params{};
   SimParams uploaded{};  // the copy the device reads (kept alive for non-blocking writes)
   bool params_dirty = true;
@@ -505,6 +508,7 @@ Status FluidEngine::load_scene(const Scene& scene) {
     }
   }
   m.params_dirty = true;
+  m.media->restart_regions();  // the material's layout regions apply to the new particles
   // Every particle goes; ids restart at 0.
   m.rt->queue().finish();
   m.s.n = 0;
@@ -548,6 +552,7 @@ Status FluidEngine::set_material(const Material& material) {
   const bool was_clay = m.material.model == MaterialModel::Clay;
   const bool had_memory = m.travel().conformation;
   m.material = material;
+  m.media->restart_regions();  // the preset's layout, if it has one
   if (!had_memory && m.travel().conformation) m.reset_conformation();  // Q was not kept
   if (!was_clay && material.model == MaterialModel::Clay) {
     // Bonds start empty: clear every slot's bond table.
@@ -695,6 +700,20 @@ void FluidEngine::step_frame(const HandFrame& newest, const HandFrame* previous,
   if (m.params_dirty || sub_dt != m.params.dt) {
     m.fill_params(frame_dt);
     m.upload_params();
+  }
+  if (m.material.media.gun.enabled) {  // the welding gun follows the hand
+    HeatSource arc;
+    const GunSpec& gun = m.material.media.gun;
+    const int k = m.gun.frame(newest, frame_dt, gun, m.cfg.particle_spacing, m.gun_x, m.gun_v, arc);
+    const float room = gun.fill_limit * static_cast<float>(m.cfg.max_particles) -
+                       static_cast<float>(m.s.n + m.emit_count);
+    if (k > 0 && room >= static_cast<float>(k)) {
+      ParticleMedia filler;
+      filler.temperature = gun.temperature;
+      emit(std::span(m.gun_x.data(), static_cast<std::size_t>(k)),
+           std::span(m.gun_v.data(), static_cast<std::size_t>(k)), filler);
+    }
+    m.media->set_heat_source(arc);
   }
   m.media->begin_frame(L, m.s);
 

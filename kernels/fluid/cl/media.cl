@@ -27,15 +27,40 @@ __kernel void thermal_reset(int n, __global float4* heat, __global uint* flags, 
                             M_CONST M) {
   const int i = get_global_id(0);
   if (i >= n) return;
-  const float c = M->specific_heat;
-  float H = c * temperature;
-  if (temperature > M->solidus) H = M->h_solidus + (temperature - M->solidus) *
-      (M->h_liquidus - M->h_solidus) / fmax(M->liquidus - M->solidus, 1e-6f);
-  if (temperature >= M->liquidus) H = M->h_liquidus + c * (temperature - M->liquidus);
+  const float H = enthalpy_at(temperature, M);
   const float2 s = thermal_state(H, M);
   heat[i] = (float4)(H, s.x, s.y, 0.0f);
   uint f = flags[i] & ~FLAG_SOLID;
-  if (s.y <= 0.0f) f |= FLAG_SOLID;
+  if (M->thermal && s.y <= 0.0f) f |= FLAG_SOLID;
+  flags[i] = f;
+}
+
+// A preset's layout regions (media_config.hpp RegionSpec), three float4 each:
+// (min, remove), (max, temperature or < 0), (fractions; x < 0: keep).
+__kernel void media_regions(int n, __global const float4* x, __global uint* flags,
+                            __global float4* phase, __global float4* heat,
+                            __global const float4* regions, int count, M_CONST M) {
+  const int i = get_global_id(0);
+  if (i >= n) return;
+  uint f = flags[i];
+  if (f & FLAG_DEAD) return;
+  const float3 p = x[i].xyz;
+  for (int r = 0; r < count; ++r) {
+    const float4 lo = regions[3 * r], hi = regions[3 * r + 1], fr = regions[3 * r + 2];
+    if (any(p < lo.xyz) || any(p > hi.xyz)) continue;
+    if (lo.w > 0.5f) {
+      f |= FLAG_DEAD;
+      break;
+    }
+    if (fr.x >= 0.0f) phase[i] = fr;
+    if (hi.w >= 0.0f) {
+      const float H = enthalpy_at(hi.w, M);
+      const float2 s = thermal_state(H, M);
+      heat[i] = (float4)(H, s.x, s.y, 0.0f);
+      f &= ~FLAG_SOLID;
+      if (M->thermal && s.y <= 0.0f) f |= FLAG_SOLID;
+    }
+  }
   flags[i] = f;
 }
 

@@ -78,6 +78,13 @@ inline float2 thermal_state(float H, M_CONST M) {
   return (float2)(M->solidus + f * (M->liquidus - M->solidus), f);
 }
 
+// The specific enthalpy at temperature T (in the mushy zone: the equilibrium fraction).
+inline float enthalpy_at(float T, M_CONST M) {
+  if (T <= M->solidus) return M->specific_heat * T;
+  if (T >= M->liquidus) return M->h_liquidus + M->specific_heat * (T - M->liquidus);
+  return M->h_solidus + (T - M->solidus) / (M->liquidus - M->solidus) * (M->h_liquidus - M->h_solidus);
+}
+
 // Dynamic viscosity (Pa s) of a particle: blended by fraction, or from temperature (liquid:
 // linear in T with a floor; mushy: log-linear towards the mushy viscosity as f falls to 0).
 inline float particle_viscosity(float4 a, float4 heat, M_CONST M) {

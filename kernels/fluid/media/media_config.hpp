@@ -117,6 +117,38 @@ struct TurbulenceSpec {
   std::uint32_t seed = 1;
 };
 
+// How a preset lays out the medium in whatever pool the engine holds (the daemon's default pool
+// is x, y in +-8 cm, z 11..15 cm): every particle inside the box gets the region's liquid
+// fractions and/or temperature, or is removed. Applied when the preset becomes current and
+// whenever a scene is loaded; later regions win.
+inline constexpr int kMaxRegions = 8;
+
+struct RegionSpec {
+  Vec3f min, max;                                // m, array frame
+  bool set_fractions = false;
+  std::array<float, kMaxPhases> fractions{1.0f, 0.0f, 0.0f, 0.0f};
+  float temperature = -1.0f;                     // K; < 0 keeps the particle's own
+  bool remove = false;
+};
+
+// A welding gun held by the tracked hand (welding thesis: hot filler particles injected by a
+// tool whose pose comes from the hand tracker; plus the arc as a Gaussian surface source).
+// The nozzle sits `standoff` ahead of the index fingertip, aimed down (-z, at work lying over
+// the array) or along the index finger.
+struct GunSpec {
+  bool enabled = false;
+  float rate = 150.0f;          // filler particles per second
+  float temperature = 2000.0f;  // K of the filler
+  float speed = 0.3f;           // m/s out of the nozzle
+  float nozzle = 0.004f;        // m, radius of the emission disc
+  float standoff = 0.01f;       // m from the fingertip to the nozzle
+  bool aim_finger = false;      // false: straight down (-z)
+  float arc_power = 800.0f;     // W absorbed from the arc (0: filler only)
+  float arc_radius = 0.005f;    // m, r_b of the Gaussian
+  float arc_reach = 0.08f;      // m along the axis
+  float fill_limit = 0.8f;      // stop emitting above this fraction of max_particles
+};
+
 struct MediaSpec {
   MultiphaseSpec phases;
   ViscositySpec viscosity;
@@ -124,6 +156,9 @@ struct MediaSpec {
   DensitySpec density;
   CollisionSpec collision;
   TurbulenceSpec turbulence;
+  int region_count = 0;
+  std::array<RegionSpec, kMaxRegions> regions{};
+  GunSpec gun;
 };
 
 // A hand-held tool in the fluid (stirring rod or ladle, patent CN 105825059 A "unified particle

@@ -34,7 +34,7 @@ Expected<std::unique_ptr<MediaSystem>> MediaSystem::create(const ClRuntime& rt, 
       {&m->visc_reaction_k_, "viscosity_ghost_reaction"},
       {&m->wind_k_, "wind_apply"},              {&m->wind_probe_k_, "wind_probe"},
       {&m->save_k_, "collision_save"},          {&m->collide_k_, "collision_response"},
-      {&m->init_k_, "thermal_init"}};
+      {&m->init_k_, "thermal_init"},            {&m->regions_k_, "media_regions"}};
   for (auto [k, name] : kernels) {
     auto kernel = rt.kernel(name);
     if (!kernel) return kernel.error();
@@ -80,6 +80,7 @@ Expected<std::unique_ptr<MediaSystem>> MediaSystem::create(const ClRuntime& rt, 
   m->ustar_ = buffer(cap * 16);
   m->vpred_ = buffer(cap * 16);
   m->stats_buf_ = buffer(kStatLanes * kStatWords * 4);
+  m->regions_buf_ = buffer(kMaxRegions * 3 * 16);
   // The wind grid covers the domain at half the particle spacing or coarser (capacity cap).
   const Vec3f ext{config.domain_max.x - config.domain_min.x, config.domain_max.y - config.domain_min.y,
                   config.domain_max.z - config.domain_min.z};
@@ -184,6 +185,18 @@ void MediaSystem::configure(const Material& m, float h, float rest_volume, float
   p.spook_omega = ds.omega;
   p.spook_cg = ds.method == SpookMethod::ConjugateGradient ? 1 : 0;
   (void)dt;
+
+  // The preset's layout, from the next frame (first use, switch or scene load).
+  region_count_ = std::clamp(md.region_count, 0, kMaxRegions);
+  for (int r = 0; r < region_count_; ++r) {
+    const RegionSpec& g = md.regions[static_cast<std::size_t>(r)];
+    const auto k = static_cast<std::size_t>(3 * r);
+    regions_host_[k] = {g.min.x, g.min.y, g.min.z, g.remove ? 1.0f : 0.0f};
+    regions_host_[k + 1] = {g.max.x, g.max.y, g.max.z, g.temperature};
+    regions_host_[k + 2] = g.set_fractions ? Float4{g.fractions[0], g.fractions[1], g.fractions[2], g.fractions[3]}
+                                           : Float4{-1, 0, 0, 0};
+  }
+  if (!configured_) regions_pending_ = region_count_ > 0;
 
   // Transitions between materials (the live particles of the old one get a thermal state).
   if (configured_ && t.enabled && !spec_.thermal.enabled) thermal_pending_ = true;
@@ -313,6 +326,14 @@ void MediaSystem::begin_frame(Launcher& launch, DeviceState& s) {
   if (clear_solids_) {
     launch.run(clear_k_, s.n, s.n, s.flags.a);
     clear_solids_ = false;
+  }
+  if (regions_pending_ && region_count_ > 0 && s.n > 0) {
+    launch.record(launch.queue().enqueueWriteBuffer(regions_buf_, CL_FALSE, 0,
+                                                    static_cast<std::size_t>(region_count_) * 48,
+                                                    regions_host_.data()));
+    launch.run(regions_k_, s.n, s.n, s.x.a, s.flags.a, s.phase.a, s.heat.a, regions_buf_, region_count_,
+               params_buf_);
+    regions_pending_ = false;
   }
 }
 

@@ -46,6 +46,8 @@ class MediaSystem {
   void set_laplacian_scale(float scale) { laplacian_scale_ = scale; }
 
   void set_heat_source(const HeatSource& source);
+  // The preset's layout regions apply again at the next frame (material switch, scene load).
+  void restart_regions() { regions_pending_ = true; }
 
   // Emission staging: the state of emitted particle e (index into this frame's emissions).
   void stage(std::size_t e, const ParticleMedia& media);
@@ -89,8 +91,11 @@ class MediaSystem {
   HeatSource source_;
 
   cl::Kernel weights_k_, reset_k_, clear_k_, stats_k_, diffuse_k_, conduct_k_, phase_k_,
-      visc_k_, visc_reaction_k_, wind_k_, wind_probe_k_, save_k_, collide_k_, init_k_;
-  cl::Buffer params_buf_, mu_, ustar_, vpred_, wind_grid_, stats_buf_;
+      visc_k_, visc_reaction_k_, wind_k_, wind_probe_k_, save_k_, collide_k_, init_k_, regions_k_;
+  cl::Buffer params_buf_, mu_, ustar_, vpred_, wind_grid_, stats_buf_, regions_buf_;
+  std::array<Float4, 3 * kMaxRegions> regions_host_{};
+  int region_count_ = 0;
+  bool regions_pending_ = false;
   int wind_capacity_ = 0;  // grid points the wind buffer holds
   int wind_points_ = 0;
   float wind_spacing_ = 0;

@@ -9,7 +9,7 @@ namespace sonoflow::fluid {
 namespace {
 
 constexpr std::string_view kTables[] = {"phases", "viscosity", "thermal", "density", "collision",
-                                        "turbulence"};
+                                        "turbulence", "regions", "gun"};
 
 FluidError bad(std::string_view source, const std::string& what) {
   return {FluidErrc::BadMaterial, std::string(source) + ": " + what};
@@ -88,6 +88,40 @@ Status parse_liquid(const toml::table& t, PhaseSpec& p, const Reader& r) {
   return std::nullopt;
 }
 
+Status parse_vec3(const toml::node& n, std::string_view key, Vec3f& out, const Reader& r) {
+  const toml::array* a = n.as_array();
+  if (a == nullptr || a->size() != 3) return r.invalid(key, "must be [x, y, z]");
+  float v[3];
+  for (std::size_t c = 0; c < 3; ++c) {
+    if (auto e = r.number(*a->get(c), key, v[c])) return e;
+  }
+  out = {v[0], v[1], v[2]};
+  return std::nullopt;
+}
+
+Status parse_region(const toml::table& t, RegionSpec& g, const Reader& r) {
+  for (auto&& [k, node] : t) {
+    const std::string_view key = k.str();
+    Status err;
+    if (key == "min") err = parse_vec3(node, "min", g.min, r);
+    else if (key == "max") err = parse_vec3(node, "max", g.max, r);
+    else if (key == "temperature") err = r.number(node, key, g.temperature);
+    else if (key == "remove") err = r.boolean(node, key, g.remove);
+    else if (key == "fractions") {
+      const toml::array* a = node.as_array();
+      if (a == nullptr || a->size() < 1 || a->size() > kMaxPhases)
+        return r.invalid(key, "must list 1 to 4 fractions");
+      g.fractions = {0, 0, 0, 0};
+      for (std::size_t c = 0; c < a->size(); ++c) {
+        if (auto e = r.number(*a->get(c), key, g.fractions[c])) return e;
+      }
+      g.set_fractions = true;
+    } else return r.unknown(key);
+    if (err) return err;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 bool is_media_table(std::string_view name) {
@@ -98,6 +132,19 @@ bool is_media_table(std::string_view name) {
 
 Status parse_media_table(std::string_view name, const toml::node& node, Material& m,
                          std::string_view source) {
+  if (name == "regions") {  // [[regions]]: an array of tables
+    const toml::array* a = node.as_array();
+    if (a == nullptr || !a->is_array_of_tables()) return bad(source, "'regions' must be [[regions]] tables");
+    if (a->size() > kMaxRegions)
+      return bad(source, "at most " + std::to_string(kMaxRegions) + " [[regions]]");
+    const Reader r(name, source);
+    m.media.region_count = static_cast<int>(a->size());
+    for (std::size_t i = 0; i < a->size(); ++i) {
+      m.media.regions[i] = RegionSpec{};
+      if (auto e = parse_region(*a->get(i)->as_table(), m.media.regions[i], r)) return e;
+    }
+    return std::nullopt;
+  }
   const toml::table* t = node.as_table();
   if (t == nullptr) {
     std::string what(name);
@@ -108,6 +155,7 @@ Status parse_media_table(std::string_view name, const toml::node& node, Material
   MediaSpec& md = m.media;
   if (name == "thermal") md.thermal.enabled = true;
   if (name == "turbulence") md.turbulence.enabled = true;
+  if (name == "gun") md.gun.enabled = true;
   for (auto&& [k, v] : *t) {
     const std::string_view key = k.str();
     Status err;
@@ -176,6 +224,21 @@ Status parse_media_table(std::string_view name, const toml::node& node, Material
       else if (key == "mu") err = r.number(v, key, c.mu);
       else if (key == "damping") err = r.number(v, key, c.damping);
       else return r.unknown(key);
+    } else if (name == "gun") {
+      GunSpec& g = md.gun;
+      const std::pair<std::string_view, float*> keys[] = {
+          {"rate", &g.rate},           {"temperature", &g.temperature}, {"speed", &g.speed},
+          {"nozzle", &g.nozzle},       {"standoff", &g.standoff},       {"arc_power", &g.arc_power},
+          {"arc_radius", &g.arc_radius}, {"arc_reach", &g.arc_reach},   {"fill_limit", &g.fill_limit}};
+      float* target = nullptr;
+      for (auto [kn, p] : keys)
+        if (key == kn) target = p;
+      if (key == "aim") {
+        err = r.choice(v, key, {"down", "finger"}, choice);
+        g.aim_finger = choice == 1;
+      } else if (target != nullptr) {
+        err = r.number(v, key, *target);
+      } else return r.unknown(key);
     } else if (name == "turbulence") {
       TurbulenceSpec& w = md.turbulence;
       if (key == "source") {
@@ -233,7 +296,23 @@ Status validate_media(const Material& m) {
       {"turbulence.drag", md.turbulence.drag, 0.0, 1e4},
       {"turbulence.force", md.turbulence.force, 0.0, 1e4},
       {"turbulence.grid_spacing", md.turbulence.grid_spacing, 0.0, 1.0},
+      {"gun.rate", md.gun.rate, 0.0, 1e5},
+      {"gun.temperature", md.gun.temperature, 0.0, 1e5},
+      {"gun.speed", md.gun.speed, 0.0, 100.0},
+      {"gun.nozzle", md.gun.nozzle, 0.0, 1.0},
+      {"gun.standoff", md.gun.standoff, 0.0, 1.0},
+      {"gun.arc_power", md.gun.arc_power, 0.0, 1e6},
+      {"gun.arc_radius", md.gun.arc_radius, 1e-5, 1.0},
+      {"gun.arc_reach", md.gun.arc_reach, 0.0, 10.0},
+      {"gun.fill_limit", md.gun.fill_limit, 0.0, 1.0},
   };
+  for (int k = 0; k < md.region_count && k < kMaxRegions; ++k) {
+    const RegionSpec& g = md.regions[static_cast<std::size_t>(k)];
+    if (!(g.max.x >= g.min.x && g.max.y >= g.min.y && g.max.z >= g.min.z))
+      return FluidError{FluidErrc::BadMaterial, "'" + m.name + "': regions: max must not be below min"};
+    ranges.push_back({"regions.temperature", g.temperature < 0 ? 0.0 : g.temperature, 0.0, 1e5});
+    for (float f : g.fractions) ranges.push_back({"regions.fractions", f, 0.0, 1.0});
+  }
   for (int k = 0; k < md.phases.count && k < kMaxPhases; ++k) {
     const PhaseSpec& p = md.phases.phases[static_cast<std::size_t>(k)];
     ranges.push_back({"phases.liquid.rest_density", p.rest_density, 1.0, 1e5});

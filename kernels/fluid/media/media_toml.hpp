@@ -14,6 +14,10 @@
 //                  damping
 //   [turbulence]   source = "octave" | "spectral", speed, scale, octaves, drag, force,
 //                  grid_spacing, seed (a [turbulence] table switches the wind on)
+//   [[regions]]    min = [x, y, z], max = [x, y, z], fractions = [...], temperature, remove
+//                  (up to 8: the preset's layout of the pool, media_config.hpp RegionSpec)
+//   [gun]          rate, temperature, speed, nozzle, standoff, aim = "down" | "finger",
+//                  arc_power, arc_radius, arc_reach, fill_limit (a welding gun in the hand)
 //
 // Unknown keys, wrong types and values out of range are refused naming the key.
 #include <optional>
