@@ -20,7 +20,8 @@ __kernel void pbf_lambda(int n, __global const float4* x, __global const uint* f
                          __global const uint* gnbr, __global const uint* gcount,
                          __global const float4* xg, __global const float* gvol, P_CONST P,
                          __global float* density, __global float* lambda,
-                         __global float* lambda_sum, __global const float2* weight) {
+                         __global float* lambda_sum, __global const float2* weight,
+                         int weighted) {
   const int i = get_global_id(0);
   if (i >= n) return;
   if (flags[i] & FLAG_DEAD) {
@@ -42,8 +43,17 @@ __kernel void pbf_lambda(int n, __global const float4* x, __global const uint* f
     gx += f * rx;
     gy += f * ry;
     gz += f * rz;
-    sum_grad2 += weight[j].x * f * f * r2;
+    sum_grad2 += f * f * r2;
     kappa -= f * r2;
+  }
+  if (weighted) {  // media: neighbours of other mass; a separate loop keeps the one above lean
+    for (int k = 0; k < cnt; ++k) {
+      const uint j = NBR(nbr, i, k, n, P->max_neighbours);
+      const float rx = xi.x - xs[4 * j], ry = xi.y - xs[4 * j + 1], rz = xi.z - xs[4 * j + 2];
+      const float r2 = rx * rx + ry * ry + rz * rz;
+      const float f = v0 * kernel_grad_factor(r2, P);
+      sum_grad2 += (weight[j].x - 1.0f) * f * f * r2;
+    }
   }
   float3 grad_i = (float3)(gx, gy, gz);
   float volume = v0 * sum_w;

@@ -16,7 +16,8 @@ Expected<std::unique_ptr<ConstraintSet>> PbfDensity::create(const ClRuntime& rt)
 void PbfDensity::project(SolverContext& ctx) {
   DeviceState& s = ctx.s;
   ctx.launch.run(lambda_, s.n, s.n, s.x.a, s.flags.a, s.nbr, s.nbr_count, s.gnbr, s.gnbr_count,
-                 s.xg, s.g_volume, s.params, s.density, s.lambda, s.lambda_sum, s.media_weight);
+                 s.xg, s.g_volume, s.params, s.density, s.lambda, s.lambda_sum, s.media_weight,
+                 cl_int{s.media_weighted ? 1 : 0});
   ctx.launch.run(apply_, s.n, s.n, s.x.a, s.x.b, s.flags.a, s.nbr, s.nbr_count, s.gnbr,
                  s.gnbr_count, s.xg, s.g_normal, s.g_volume, s.lambda, s.params, s.contact,
                  s.ghost_contact, s.anchor.a, s.x0.a, s.media_weight);

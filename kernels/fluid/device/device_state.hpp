@@ -58,6 +58,7 @@ struct DeviceState {
   // per slot) is recomputed every substep and (1, 1) when no media pass runs.
   Field phase, heat;
   bool media_fields = false;
+  bool media_weighted = false;  // media_weight is not (1, 1) everywhere
   cl::Buffer media_params, media_weight;
 
   int max_neighbours = 64;

@@ -342,12 +342,14 @@ void MediaSystem::begin_substep(Launcher& launch, DeviceState& s) {
     launch.run(weights_k_, s.n, s.n, s.flags.a, s.phase.a, s.heat.a, s.params, params_buf_,
                s.media_weight, mu_);
     weights_uniform_ = false;
+    s.media_weighted = params_.phase_count > 0 || params_.thermal;
   } else if (!weights_uniform_) {
     const cl_float2 one = {{1.0f, 1.0f}};
     launch.record(launch.queue().enqueueFillBuffer(
         s.media_weight, one, 0, static_cast<std::size_t>(std::max(s.capacity, 1)) * 8));
     weights_uniform_ = true;
   }
+  if (!active_) s.media_weighted = false;
 }
 
 void MediaSystem::velocity_phase(Launcher& launch, DeviceState& s) {
