@@ -54,8 +54,11 @@ struct ColumnResult {
   double volume_drift[2] = {};                  // relative change of each liquid's volume
   float compression = 0;
   double floor_pressure = 0;                    // Pa, the walls' reaction over the floor
-  static constexpr int kHeights = 5;
-  static constexpr float kZ[kHeights] = {0.03f, 0.06f, 0.10f, 0.13f, 0.16f};  // 0.10: interface
+  static constexpr int kHeights = 8;
+  static constexpr float kZ[kHeights] = {0.02f, 0.035f, 0.05f, 0.065f, 0.08f,  // lower liquid
+                                         0.10f,                               // interface
+                                         0.13f, 0.16f};
+  static constexpr int kInterface = 5;
   double pressure[kHeights] = {};               // Pa, interpolated multiplier pressure
 };
 
@@ -138,16 +141,28 @@ TEST(Multiphase, LayeredLiquidsStayLayeredWithHydrostaticPressureJump) {
     std::printf("z=%.2f: p=%.1f Pa (same density: %.1f Pa)\n", ColumnResult::kZ[k], two.pressure[k],
                 one.pressure[k]);
   }
-  const double jump = two.pressure[2], rho_g_h = 1000 * g * 0.08;
+  const int at = ColumnResult::kInterface;
+  const double jump = two.pressure[at], rho_g_h = 1000 * g * 0.08;
   std::printf("interface: %.1f Pa, same-density column %.1f Pa, rho0 g h0 = %.1f Pa\n", jump,
-              one.pressure[2], rho_g_h);
-  EXPECT_NEAR(jump, one.pressure[2], 0.05 * one.pressure[2]);
+              one.pressure[at], rho_g_h);
+  EXPECT_NEAR(jump, one.pressure[at], 0.05 * one.pressure[at]);
   EXPECT_NEAR(jump, rho_g_h, 0.08 * rho_g_h);
-  const double heavy = (two.pressure[0] - two.pressure[1]) / (ColumnResult::kZ[1] - ColumnResult::kZ[0]);
-  const double light = (one.pressure[0] - one.pressure[1]) / (ColumnResult::kZ[1] - ColumnResult::kZ[0]);
+  // Below the interface: least-squares slopes over the five heights in the lower liquid.
+  auto slope = [](const double* p) {
+    double sz = 0, sp = 0, szz = 0, szp = 0;
+    for (int k = 0; k < 5; ++k) {
+      const double z = ColumnResult::kZ[k];
+      sz += z;
+      sp += p[k];
+      szz += z * z;
+      szp += z * p[k];
+    }
+    return -(5 * szp - sz * sp) / (5 * szz - sz * sz);
+  };
+  const double heavy = slope(two.pressure), light = slope(one.pressure);
   std::printf("dp/dz below the interface: %.0f Pa/m, same density %.0f Pa/m (ratio %.3f, 1.3)\n",
               heavy, light, heavy / light);
-  EXPECT_NEAR(heavy / light, 1.3, 0.05 * 1.3);
+  EXPECT_NEAR(heavy / light, 1.3, 0.08 * 1.3);  // slopes of the read-out scatter more than levels
 }
 
 // A 24 x 24 cm pool holding two blocks of liquid.
