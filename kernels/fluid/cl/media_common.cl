@@ -55,9 +55,8 @@ typedef struct {
 // The Laplacian weight of a pair (Brookshaw 1985 / Morris 1997):
 //   lap(A)_i ~ sum_j V_j 2 (A_i - A_j) F_ij,  F_ij = (r . grad W) / (r^2 + 0.01 h^2) <= 0,
 // scaled by the factor that makes it exact for A = x^2 on the rest lattice (host calibration).
-inline float pair_laplacian(float3 r, float r2, P_CONST P, M_CONST M) {
-  const float3 g = kernel_grad(r, r2, P);
-  return M->laplacian_scale * dot(r, g) / (r2 + 0.01f * P->h2);
+inline float pair_laplacian(float r2, P_CONST P, M_CONST M) {
+  return M->laplacian_scale * kernel_grad_factor(r2, P) * r2 / (r2 + 0.01f * P->h2);
 }
 
 // Rest density of a particle: the fraction-weighted blend of its liquids.

@@ -20,13 +20,20 @@ __kernel void phase_diffuse(int n, __global const float4* x, __global const uint
     return;
   }
   const float3 xi = x[i].xyz;
-  float4 acc = (float4)(0.0f);
-  const uint cnt = min(ncount[i], (uint)P->max_neighbours);
-  for (uint k = 0; k < cnt; ++k) {
+  __global const float* xs = (__global const float*)x;
+  __global const float* as = (__global const float*)phase_in;
+  float a0 = 0.0f, a1 = 0.0f, a2 = 0.0f, a3 = 0.0f;  // scalar: the loop vectorises
+  const int cnt = (int)min(ncount[i], (uint)P->max_neighbours);
+  for (int k = 0; k < cnt; ++k) {
     const uint j = NBR(nbr, i, k, n, P->max_neighbours);
-    const float3 r = xi - x[j].xyz;
-    acc += (ai - phase_in[j]) * pair_laplacian(r, dot(r, r), P, M);
+    const float rx = xi.x - xs[4 * j], ry = xi.y - xs[4 * j + 1], rz = xi.z - xs[4 * j + 2];
+    const float F = pair_laplacian(rx * rx + ry * ry + rz * rz, P, M);
+    a0 += (ai.x - as[4 * j]) * F;
+    a1 += (ai.y - as[4 * j + 1]) * F;
+    a2 += (ai.z - as[4 * j + 2]) * F;
+    a3 += (ai.w - as[4 * j + 3]) * F;
   }
+  const float4 acc = (float4)(a0, a1, a2, a3);
   float4 a = ai + (P->dt * M->diffusion * 2.0f * P->rest_volume) * acc;
   // Only the liquids in use; clamp and renormalise.
   a = fmax(a, (float4)(0.0f));

@@ -31,16 +31,20 @@ __kernel void heat_conduct(int n, __global const float4* x, __global const uint*
   bool exposed = true;
   const float3 dir = (float3)(M->src_dir[0], M->src_dir[1], M->src_dir[2]);
   const float spacing = 2.0f * P->particle_radius;
-  const uint cnt = min(ncount[i], (uint)P->max_neighbours);
-  for (uint k = 0; k < cnt; ++k) {
+  __global const float* xs = (__global const float*)x;
+  __global const float* hs = (__global const float*)heat_in;
+  int hidden = 0;
+  const int cnt = (int)min(ncount[i], (uint)P->max_neighbours);
+  for (int k = 0; k < cnt; ++k) {  // scalar arithmetic, branch-free: the loop vectorises
     const uint j = NBR(nbr, i, k, n, P->max_neighbours);
-    const float3 r = xi - x[j].xyz;
-    acc += (ti - heat_in[j].y) * pair_laplacian(r, dot(r, r), P, M);
+    const float rx = xi.x - xs[4 * j], ry = xi.y - xs[4 * j + 1], rz = xi.z - xs[4 * j + 2];
+    const float r2 = rx * rx + ry * ry + rz * rz;
+    acc += (ti - hs[4 * j + 1]) * pair_laplacian(r2, P, M);
     // j hides i from the gun if it lies on i's line of sight (within a particle's width).
-    const float ahead = dot(r, dir);  // r = x_i - x_j: > 0 when j is nearer the gun
-    if (ahead > 0.25f * spacing && dot(r, r) - ahead * ahead < 0.5625f * spacing * spacing)
-      exposed = false;
+    const float ahead = rx * dir.x + ry * dir.y + rz * dir.z;  // > 0: j is nearer the gun
+    hidden += (ahead > 0.25f * spacing && r2 - ahead * ahead < 0.5625f * spacing * spacing) ? 1 : 0;
   }
+  exposed = hidden == 0;
   const float rho = M->ref_density;
   float dH = P->dt * (2.0f * M->conductivity * P->rest_volume / rho) * acc;
   if (M->heat_source && exposed) {

@@ -27,22 +27,30 @@ __kernel void viscosity_sweep(int n, __global const float4* x, __global const ui
   const float mi = P->rest_volume * M->ref_density / fmax(weight[i].x, 1e-6f);
   const float mui = mu[i];
   const float k = -P->dt * P->rest_volume;
-  float3 num = mi * ustar[i].xyz;
-  float den = mi;
-  const uint cnt = min(ncount[i], (uint)P->max_neighbours);
-  for (uint q = 0; q < cnt; ++q) {
+  // Scalar components so the neighbour loop vectorises (as in cl/density.cl).
+  __global const float* xs = (__global const float*)x;
+  __global const float* us = (__global const float*)u_in;
+  const float3 u0 = mi * ustar[i].xyz;
+  float nx = u0.x, ny = u0.y, nz = u0.z, den = mi;
+  const float kv = k * P->rest_volume;
+  const int cnt = (int)min(ncount[i], (uint)P->max_neighbours);
+  for (int q = 0; q < cnt; ++q) {
     const uint j = NBR(nbr, i, q, n, P->max_neighbours);
-    const float3 r = xi - x[j].xyz;
-    const float a = k * P->rest_volume * (mui + mu[j]) * pair_laplacian(r, dot(r, r), P, M);
-    num += a * u_in[j].xyz;
+    const float rx = xi.x - xs[4 * j], ry = xi.y - xs[4 * j + 1], rz = xi.z - xs[4 * j + 2];
+    const float r2 = rx * rx + ry * ry + rz * rz;
+    const float a = kv * (mui + mu[j]) * pair_laplacian(r2, P, M);
+    nx += a * us[4 * j];
+    ny += a * us[4 * j + 1];
+    nz += a * us[4 * j + 2];
     den += a;
   }
+  float3 num = (float3)(nx, ny, nz);
   if (M->viscosity_ghosts) {
     const uint gc = min(gcount[i], (uint)P->max_ghost_neighbours);
     for (uint q = 0; q < gc; ++q) {
       const uint g = NBR(gnbr, i, q, n, P->max_ghost_neighbours);
       const float3 r = xi - xg[g].xyz;
-      const float a = k * gvol[g] * 2.0f * mui * pair_laplacian(r, dot(r, r), P, M);
+      const float a = k * gvol[g] * 2.0f * mui * pair_laplacian(dot(r, r), P, M);
       num += a * vg[g].xyz;
       den += a;
     }
@@ -71,7 +79,7 @@ __kernel void viscosity_ghost_reaction(int ng, __global const float4* xg,
     const uint i = NBR(fnbr, g, q, ng, P->max_neighbours);
     if (flags[i] & (FLAG_DEAD | FLAG_SOLID)) continue;
     const float3 r = x[i].xyz - xgg;
-    const float a = k * mu[i] * pair_laplacian(r, dot(r, r), P, M);
+    const float a = k * mu[i] * pair_laplacian(dot(r, r), P, M);
     imp += a * (u[i].xyz - ug);
   }
   gimpulse[g] += (float4)(imp, 0.0f);
