@@ -949,6 +949,12 @@ void FluidEngine::read_particles(ParticleSnapshot& out) {
     out.pressure.push_back(to_pressure * lsum[i]);
     if (media) {
       out.fractions.push_back({phase[i].x, phase[i].y, phase[i].z, phase[i].w});
+      const MultiphaseSpec& ph = m.material.media.phases;
+      std::array<float, 3> rgb{};
+      const float a[kMaxPhases] = {phase[i].x, phase[i].y, phase[i].z, phase[i].w};
+      for (int k = 0; k < ph.count && k < kMaxPhases; ++k)
+        for (std::size_t c = 0; c < 3; ++c) rgb[c] += a[k] * ph.phases[static_cast<std::size_t>(k)].colour[c];
+      out.colour.push_back(rgb);
       out.temperature.push_back(heat[i].y);
       out.liquid_fraction.push_back(heat[i].z);
       out.solid.push_back((flags[i] & 8u) != 0);

@@ -70,6 +70,7 @@ struct ParticleSnapshot {
   std::vector<float> pressure;  // Pa, -rho0 sum(kappa lambda) / dt^2 of the last substep
   // Media (only when the material has phases or heat; empty otherwise):
   std::vector<std::array<float, kMaxPhases>> fractions;  // volume fraction of each liquid
+  std::vector<std::array<float, 3>> colour;            // fraction-weighted liquid colours (RGB)
   std::vector<float> temperature;      // K
   std::vector<float> liquid_fraction;  // 0 solid .. 1 liquid
   std::vector<bool> solid;             // frozen below the solidus

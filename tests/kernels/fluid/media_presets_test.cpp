@@ -76,6 +76,12 @@ TEST(MediaPresets, RegionsLayTheMediumOut) {
     EXPECT_EQ(syrup, 16 * 16 * 2);  // the two lower layers
     EXPECT_EQ(water, 16 * 16 * 2);
     EXPECT_EQ(misplaced, 0);
+    // Colours blend by fraction: syrup red below, water blue above.
+    ASSERT_EQ(s.colour.size(), s.position.size());
+    for (std::size_t i = 0; i < s.position.size(); ++i) {
+      if (s.fractions[i][1] > 0.95f) EXPECT_GT(s.colour[i][0], 0.8f);
+      if (s.fractions[i][0] > 0.95f) EXPECT_GT(s.colour[i][2], 0.9f);
+    }
   }
   {
     auto e = daemon_pool(preset(lib.value(), "molten_steel"));
