@@ -79,8 +79,12 @@ TEST(MediaPresets, RegionsLayTheMediumOut) {
     // Colours blend by fraction: syrup red below, water blue above.
     ASSERT_EQ(s.colour.size(), s.position.size());
     for (std::size_t i = 0; i < s.position.size(); ++i) {
-      if (s.fractions[i][1] > 0.95f) EXPECT_GT(s.colour[i][0], 0.8f);
-      if (s.fractions[i][0] > 0.95f) EXPECT_GT(s.colour[i][2], 0.9f);
+      if (s.fractions[i][1] > 0.95f) {
+        EXPECT_GT(s.colour[i][0], 0.8f);
+      }
+      if (s.fractions[i][0] > 0.95f) {
+        EXPECT_GT(s.colour[i][2], 0.9f);
+      }
     }
   }
   {
