@@ -38,6 +38,16 @@ HapticSettings haptic_settings_from(const Config& c) {
   return s;
 }
 
+HapticTiming haptic_timing_from(const Config& c) {
+  HapticTiming timing;
+  timing.period_ns = period_of(c.haptic.rate_hz);
+  timing.lookahead_ns = static_cast<std::int64_t>(c.stream.lookahead_ms) * 1'000'000;
+  timing.stale_after_ns = static_cast<std::int64_t>(c.safety.stale_after_ms) * 1'000'000;
+  timing.field_stale_after_ns = static_cast<std::int64_t>(c.safety.field_stale_after_ms) * 1'000'000;
+  timing.fade_ns = static_cast<std::int64_t>(c.safety.fade_ms) * 1'000'000;
+  return timing;
+}
+
 FluidSettings fluid_settings_from(const Config& c) {
   FluidSettings s;
   std::strncpy(s.material.data(), c.fluid.material.c_str(), s.material.size() - 1);
@@ -51,16 +61,9 @@ Pipeline::Pipeline(const Config& config, rt::Clock& clock, PipelineParts parts,
     : config_(config), clock_(clock), parts_(parts), status_(status),
       links_(std::make_unique<Links>()),
       publish_period_ns_(period_of(config.status.update_hz)) {
-  const std::int64_t haptic_period = period_of(config.haptic.rate_hz);
   tracker_ = std::make_unique<TrackerStage>(parts.hands, *links_, 1'000'000);
   fluid_ = std::make_unique<FluidStage>(parts.fluid, *links_, clock, period_of(config.fluid.rate_hz));
-  HapticTiming timing;
-  timing.period_ns = haptic_period;
-  timing.lookahead_ns = static_cast<std::int64_t>(config.stream.lookahead_ms) * 1'000'000;
-  timing.stale_after_ns = static_cast<std::int64_t>(config.safety.stale_after_ms) * 1'000'000;
-  timing.field_stale_after_ns = static_cast<std::int64_t>(config.safety.field_stale_after_ms) * 1'000'000;
-  timing.fade_ns = static_cast<std::int64_t>(config.safety.fade_ms) * 1'000'000;
-  haptic_ = std::make_unique<HapticStage>(parts.renderer, *links_, clock, timing);
+  haptic_ = std::make_unique<HapticStage>(parts.renderer, *links_, clock, haptic_timing_from(config));
   StreamSettings stream;
   stream.period_ns = 1'000'000;
   stream.intensity_cap = static_cast<std::uint8_t>(std::lround(config.safety.max_intensity * 255.0));

@@ -36,6 +36,7 @@ struct PipelineParts {
 };
 
 HapticSettings haptic_settings_from(const Config& config);
+HapticTiming haptic_timing_from(const Config& config);
 FluidSettings fluid_settings_from(const Config& config);
 
 class Pipeline {
