@@ -193,6 +193,9 @@ int main(int argc, char** argv) {
     return kExitNoDevice;
   }
   log_line(LogLevel::Info, "devices", "%s", devices->describe().c_str());
+  // threads.usb: the transports' own threads move every block to the array and every hand frame
+  // from the tracker, so they run real-time like the stages (reported with them below).
+  const auto usb_threads = devices->apply_usb_thread_config();
   // The fluid: the OpenCL particle engine, or (fluid.engine = "standin") the palm-drag model.
   std::unique_ptr<FluidModel> fluid;
   if (config.fluid.engine == "opencl") {
@@ -214,6 +217,13 @@ int main(int argc, char** argv) {
   Pipeline pipeline(config, clock,
                     PipelineParts{devices->hand_source(), *fluid, renderer, devices->array_link()},
                     &status->region());
+  for (const auto& t : usb_threads) {
+    pipeline.add_thread_report(t.name, config.threads.usb.priority, t.report);
+    // A refused priority is in the RT report below; what else went wrong (a CPU) is said here.
+    const bool in_rt_report = config.threads.usb.priority > 0 && !t.report.realtime;
+    if (!in_rt_report && !t.report.message.empty())
+      log_line(LogLevel::Warning, "rt", "%s: %s", t.name.c_str(), t.report.message.c_str());
+  }
   Recorder recorder(config, pipeline.links(), clock, &status->region());
   control->set_recorder(&recorder);
   // Recording from the first tick on makes the whole session replayable bit for bit.

@@ -250,10 +250,17 @@ bool Pipeline::housekeeping(std::int64_t now_ns) {
   return fresh;
 }
 
+void Pipeline::add_thread_report(std::string name, int requested_priority, rt::RtSetupReport report) {
+  other_threads_.push_back({std::move(name), requested_priority, std::move(report)});
+}
+
 bool Pipeline::degraded() const {
   for (const auto& slot : slots_) {
     if (slot.rt_known.load(std::memory_order_acquire) && slot.sched.priority > 0 && !slot.rt.realtime)
       return true;
+  }
+  for (const auto& t : other_threads_) {
+    if (t.requested_priority > 0 && !t.rt.realtime) return true;
   }
   return false;
 }
@@ -266,8 +273,17 @@ std::string Pipeline::rt_report() const {
     loops += (loops.empty() ? "" : ", ") + std::string(status::kStageNames[static_cast<int>(slot.stage->id())]);
     if (why.empty()) why = slot.rt.message;
   }
-  if (loops.empty()) return {};
-  std::string out = "realtime scheduling unavailable for loops " + loops + ": " + why + "\n";
+  std::string threads;
+  for (const auto& t : other_threads_) {
+    if (t.requested_priority == 0 || t.rt.realtime) continue;
+    threads += (threads.empty() ? "" : ", ") + t.name;
+    if (why.empty()) why = t.rt.message;
+  }
+  if (loops.empty() && threads.empty()) return {};
+  const std::string what = (loops.empty() ? "" : "loops " + loops) +
+                           (loops.empty() || threads.empty() ? "" : " and ") +
+                           (threads.empty() ? "" : "threads " + threads);
+  std::string out = "realtime scheduling unavailable for " + what + ": " + why + "\n";
   out += "  consequence: running DEGRADED on SCHED_OTHER; timing will be far worse than on a "
          "configured system (marked in status and summary)\n";
   out += "  fix (service): LimitRTPRIO=95 and LimitMEMLOCK=infinity in sonoflow.service; kernels "
@@ -317,6 +333,12 @@ std::string Pipeline::summary_json(std::int64_t now_ns) const {
     j.key("busy_ns").open('{').field("p50", s.execution.p50_ns).field("p99", s.execution.p99_ns)
         .field("p999", s.execution.p999_ns).field("max", s.execution.max_ns).close('}');
     j.close('}');
+  }
+  j.close(']');
+  j.key("threads").open('[');  // the other real-time threads (threads.usb)
+  for (const auto& t : other_threads_) {
+    j.open('{').field("name", std::string_view(t.name)).field("priority_requested", t.requested_priority);
+    j.field("realtime", t.rt.realtime).field("priority", t.rt.granted_priority).close('}');
   }
   j.close(']');
   j.key("tracker").open('{').field("frames", tracker_->frames()).close('}');

@@ -14,6 +14,7 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "daemon/config/config.hpp"
 #include "daemon/pipeline/fluid_stage.hpp"
@@ -69,7 +70,11 @@ class Pipeline {
   // Supervisor thread, at status rate: ring levels, heartbeat; true when every running
   // stage ticked recently (the systemd watchdog is fed only then).
   bool housekeeping(std::int64_t now_ns);
-  // One consolidated message when some stage did not get its RT scheduling; empty otherwise.
+  // Threads outside the stages that the RT report and the DEGRADED mark cover too (the USB
+  // transports' threads, threads.usb). Supervisor thread, before start_threads().
+  void add_thread_report(std::string name, int requested_priority, rt::RtSetupReport report);
+  // One consolidated message when some stage or added thread did not get its RT scheduling;
+  // empty otherwise.
   std::string rt_report() const;
   bool degraded() const;
 
@@ -100,6 +105,12 @@ class Pipeline {
     std::atomic<bool> rt_known{false};
   };
 
+  struct OtherThread {
+    std::string name;
+    int requested_priority = 0;
+    rt::RtSetupReport rt;
+  };
+
   void run_tick(Slot& slot, const rt::LoopTick& tick) noexcept;
   void publish_loop(Slot& slot, std::int64_t now_ns) noexcept;
   void stop_slot(Slot& slot);
@@ -117,6 +128,7 @@ class Pipeline {
   std::unique_ptr<HapticStage> haptic_;
   std::unique_ptr<StreamStage> stream_;
   std::array<Slot, kStages> slots_;
+  std::vector<OtherThread> other_threads_;
   std::int64_t publish_period_ns_;
   std::int64_t start_ns_ = 0;
   rt::VirtualClock* virtual_clock_ = nullptr;

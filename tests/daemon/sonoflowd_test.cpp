@@ -157,9 +157,14 @@ TEST(Sonoflowd, RunForStopsByItselfAndReplayReproducesTheRecording) {
   ASSERT_EQ(d.wait(20s), 0) << d.log();
   const std::string trace = box.run_tool("ls " + box.dir + "/sessions/*.sftrace");
   ASSERT_EQ(trace.substr(0, 2), "0:") << trace;
-  // A real-clock recording replays up to scheduling jitter: the tool reports the comparison.
-  const std::string replay = box.run_tool(std::string(SONOFLOWD) + " --replay " + trace.substr(2, trace.size() - 3));
-  EXPECT_NE(replay.find("compared (after 100 ms warm-up)"), std::string::npos) << replay;
+  // The real-clock recording (record_at_start: from the first tick) replays block for block.
+  const std::string replay = box.run_tool(std::string(SONOFLOWD) + " --replay " + trace.substr(2, trace.size() - 3) +
+                                          " --summary " + box.dir + "/replay.json");
+  EXPECT_EQ(replay.substr(0, 2), "0:") << replay;
+  EXPECT_NE(replay.find(" identical: identical"), std::string::npos) << replay;
+  const std::string summary = read_file(box.dir + "/replay.json");
+  EXPECT_NE(summary.find("\"verdict\":\"identical\""), std::string::npos) << summary;
+  EXPECT_NE(summary.find("\"mid_run\":false"), std::string::npos) << summary;
 }
 
 }  // namespace
