@@ -232,12 +232,14 @@ int main(int argc, char** argv) {
   recorder.set_origin(pipeline.start_ns());
   recorder.start_thread();
 
-  // Give the stage threads a moment to report their scheduling, then say once how it went.
-  std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  const std::string rt_report = pipeline.rt_report();
+  // Wait for the stage threads to report their scheduling (a loaded machine may start them
+  // late: rt.require must not pass on a report that is not in yet), then say once how it went.
+  for (int i = 0; i < 500 && !pipeline.scheduling_known(); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  const std::string rt_report = pipeline.rt_report(config.rt.require);
   if (!rt_report.empty()) {
     if (config.rt.require) {
-      log_line(LogLevel::Error, "rt", "%s\n  refusing to start (rt.require = true)", rt_report.c_str());
+      log_line(LogLevel::Error, "rt", "%s", rt_report.c_str());
       pipeline.stop(200'000'000);
       return kExitNoRealtime;
     }

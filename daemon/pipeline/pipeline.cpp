@@ -254,6 +254,13 @@ void Pipeline::add_thread_report(std::string name, int requested_priority, rt::R
   other_threads_.push_back({std::move(name), requested_priority, std::move(report)});
 }
 
+bool Pipeline::scheduling_known() const noexcept {
+  for (const auto& slot : slots_) {
+    if (!slot.rt_known.load(std::memory_order_acquire)) return false;
+  }
+  return true;
+}
+
 bool Pipeline::degraded() const {
   for (const auto& slot : slots_) {
     if (slot.rt_known.load(std::memory_order_acquire) && slot.sched.priority > 0 && !slot.rt.realtime)
@@ -265,7 +272,7 @@ bool Pipeline::degraded() const {
   return false;
 }
 
-std::string Pipeline::rt_report() const {
+std::string Pipeline::rt_report(bool refusing) const {
   std::string loops, why;
   for (const auto& slot : slots_) {
     if (!slot.rt_known.load(std::memory_order_acquire) || slot.sched.priority == 0 || slot.rt.realtime)
@@ -284,12 +291,14 @@ std::string Pipeline::rt_report() const {
                            (loops.empty() || threads.empty() ? "" : " and ") +
                            (threads.empty() ? "" : "threads " + threads);
   std::string out = "realtime scheduling unavailable for " + what + ": " + why + "\n";
-  out += "  consequence: running DEGRADED on SCHED_OTHER; timing will be far worse than on a "
-         "configured system (marked in status and summary)\n";
+  out += refusing ? "  consequence: refusing to start (rt.require = true)\n"
+                  : "  consequence: running DEGRADED on SCHED_OTHER; timing will be far worse than on a "
+                    "configured system (marked in status and summary)\n";
   out += "  fix (service): LimitRTPRIO=95 and LimitMEMLOCK=infinity in sonoflow.service; kernels "
          "with CONFIG_RT_GROUP_SCHED refuse SCHED_FIFO to services even as root\n";
   out += "  fix (manual run): run as a user with RLIMIT_RTPRIO (limits.d) or CAP_SYS_NICE\n";
-  out += "  override: rt.require = true refuses to start instead";
+  out += refusing ? "  override: rt.require = false runs degraded instead"
+                  : "  override: rt.require = true refuses to start instead";
   return out;
 }
 

@@ -73,9 +73,11 @@ class Pipeline {
   // Threads outside the stages that the RT report and the DEGRADED mark cover too (the USB
   // transports' threads, threads.usb). Supervisor thread, before start_threads().
   void add_thread_report(std::string name, int requested_priority, rt::RtSetupReport report);
+  // True once every stage thread has set up its scheduling (rt_report() is complete then).
+  bool scheduling_known() const noexcept;
   // One consolidated message when some stage or added thread did not get its RT scheduling;
-  // empty otherwise.
-  std::string rt_report() const;
+  // empty otherwise. `refusing`: the daemon will not start (rt.require) rather than run degraded.
+  std::string rt_report(bool refusing = false) const;
   bool degraded() const;
 
   std::string summary_json(std::int64_t now_ns) const;
