@@ -113,21 +113,15 @@ bool write_file(const std::string& path, const std::string& text) {
 }
 
 int run_replay(const Options& o) {
-  log_line(LogLevel::Info, "replay", "replaying %s on a virtual clock", o.replay_path.c_str());
+  log_line(LogLevel::Info, "replay", "replaying the haptic ticks of %s", o.replay_path.c_str());
   const ReplayResult r = replay_trace(o.replay_path, 100'000'000);
-  if (!r.error.empty()) {
+  if (!o.summary_path.empty()) write_file(o.summary_path, r.summary_json());
+  if (r.verdict == ReplayVerdict::Unreadable) {
     log_line(LogLevel::Error, "replay", "%s", r.error.c_str());
     return 1;
   }
-  std::printf("replay: %llu recorded blocks, %llu compared (after 100 ms warm-up), %llu identical\n",
-              static_cast<unsigned long long>(r.recorded_blocks),
-              static_cast<unsigned long long>(r.compared),
-              static_cast<unsigned long long>(r.identical));
-  if (r.first_mismatch_ns >= 0)
-    std::printf("replay: first difference in the block starting at %lld ns\n",
-                static_cast<long long>(r.first_mismatch_ns));
-  if (!o.summary_path.empty()) write_file(o.summary_path, r.summary_json);
-  return r.ok ? 0 : 1;
+  std::fputs(r.report().c_str(), stdout);
+  return r.ok() ? 0 : 1;
 }
 
 }  // namespace
@@ -199,6 +193,9 @@ int main(int argc, char** argv) {
     return kExitNoDevice;
   }
   log_line(LogLevel::Info, "devices", "%s", devices->describe().c_str());
+  // threads.usb: the transports' own threads move every block to the array and every hand frame
+  // from the tracker, so they run real-time like the stages (reported with them below).
+  const auto usb_threads = devices->apply_usb_thread_config();
   // The fluid: the OpenCL particle engine, or (fluid.engine = "standin") the palm-drag model.
   std::unique_ptr<FluidModel> fluid;
   if (config.fluid.engine == "opencl") {
@@ -220,18 +217,29 @@ int main(int argc, char** argv) {
   Pipeline pipeline(config, clock,
                     PipelineParts{devices->hand_source(), *fluid, renderer, devices->array_link()},
                     &status->region());
+  for (const auto& t : usb_threads) {
+    pipeline.add_thread_report(t.name, config.threads.usb.priority, t.report);
+    // A refused priority is in the RT report below; what else went wrong (a CPU) is said here.
+    const bool in_rt_report = config.threads.usb.priority > 0 && !t.report.realtime;
+    if (!in_rt_report && !t.report.message.empty())
+      log_line(LogLevel::Warning, "rt", "%s: %s", t.name.c_str(), t.report.message.c_str());
+  }
   Recorder recorder(config, pipeline.links(), clock, &status->region());
   control->set_recorder(&recorder);
+  // Recording from the first tick on makes the whole session replayable bit for bit.
+  if (config.recorder.record_at_start) recorder.start();
   pipeline.start_threads();
   recorder.set_origin(pipeline.start_ns());
   recorder.start_thread();
 
-  // Give the stage threads a moment to report their scheduling, then say once how it went.
-  std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  const std::string rt_report = pipeline.rt_report();
+  // Wait for the stage threads to report their scheduling (a loaded machine may start them
+  // late: rt.require must not pass on a report that is not in yet), then say once how it went.
+  for (int i = 0; i < 500 && !pipeline.scheduling_known(); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  const std::string rt_report = pipeline.rt_report(config.rt.require);
   if (!rt_report.empty()) {
     if (config.rt.require) {
-      log_line(LogLevel::Error, "rt", "%s\n  refusing to start (rt.require = true)", rt_report.c_str());
+      log_line(LogLevel::Error, "rt", "%s", rt_report.c_str());
       pipeline.stop(200'000'000);
       return kExitNoRealtime;
     }
@@ -239,8 +247,6 @@ int main(int argc, char** argv) {
   } else {
     log_line(LogLevel::Info, "rt", "every loop runs with its configured SCHED_FIFO priority");
   }
-  if (config.recorder.record_at_start) recorder.start();
-
   status->set_state(status::DaemonState::Running);
   notifier.ready(pipeline.status_line());
   log_line(LogLevel::Info, "daemon", "ready; status at %s, control at %s", config.status.path.c_str(),

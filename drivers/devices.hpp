@@ -5,25 +5,54 @@
 //   - real USB devices found by VID/PID and serial (LibusbTransport).
 // Either way it gets the same ArrayDriver and TrackerDriver; nothing is connected yet (the
 // supervisor calls connect() on each driver, then maintain() periodically).
+//
+// Each device's transport has a thread of its own that moves every stream block (the libusb
+// event thread, or the in-process service thread); apply_transport_thread_config() gives both
+// real-time scheduling, named sf-usb-array and sf-usb-tracker.
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "drivers/array/array_driver.hpp"
 #include "drivers/emulator/hand_script.hpp"
 #include "drivers/emulator/virtual_array.hpp"
 #include "drivers/emulator/virtual_tracker.hpp"
 #include "drivers/tracker/tracker_driver.hpp"
+#include "drivers/usb/transport.hpp"
 #include "rt/clock.hpp"
+#include "rt/rt_thread.hpp"
 
 namespace sonoflow::drivers {
+
+// How one transport thread's real-time set-up went.
+struct TransportThreadReport {
+  std::string name;  // the thread's name
+  rt::RtSetupReport report;
+};
 
 class DeviceSet {
  public:
   virtual ~DeviceSet() = default;
   virtual ArrayDriver& array() noexcept = 0;
   virtual TrackerDriver& tracker() noexcept = 0;
+  // Priority and CPU of `config` for both transport threads (the name is set per device).
+  // Never fails: a refusal is in the reports. Setup thread (supervisor).
+  virtual std::vector<TransportThreadReport> apply_transport_thread_config(const rt::RtThreadConfig& config) = 0;
 };
+
+// For DeviceSet implementations: applies `config` to the array's and the tracker's transport.
+inline std::vector<TransportThreadReport> apply_to_transports(const rt::RtThreadConfig& config,
+                                                              usb::Transport& array, usb::Transport& tracker) {
+  std::vector<TransportThreadReport> reports;
+  for (auto [name, transport] : {std::pair<const char*, usb::Transport*>{"sf-usb-array", &array},
+                                 std::pair<const char*, usb::Transport*>{"sf-usb-tracker", &tracker}}) {
+    rt::RtThreadConfig named = config;
+    named.name = name;
+    reports.push_back({name, transport->apply_thread_config(named)});
+  }
+  return reports;
+}
 
 struct EmulatedDevicesConfig {
   emulator::VirtualArrayConfig array;

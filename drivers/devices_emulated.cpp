@@ -32,6 +32,9 @@ class EmulatedDeviceSet final : public EmulatedDevices {
 
   ArrayDriver& array() noexcept override { return array_; }
   TrackerDriver& tracker() noexcept override { return tracker_; }
+  std::vector<TransportThreadReport> apply_transport_thread_config(const rt::RtThreadConfig& config) override {
+    return apply_to_transports(config, array_transport_, tracker_transport_);
+  }
   void pump() override {
     array_transport_.pump();
     tracker_transport_.pump();

@@ -19,6 +19,9 @@ class UsbDeviceSet final : public DeviceSet {
   }
   ArrayDriver& array() noexcept override { return array_; }
   TrackerDriver& tracker() noexcept override { return tracker_; }
+  std::vector<TransportThreadReport> apply_transport_thread_config(const rt::RtThreadConfig& config) override {
+    return apply_to_transports(config, *array_transport_, *tracker_transport_);
+  }
 
  private:
   std::unique_ptr<usb::LibusbTransport> array_transport_, tracker_transport_;

@@ -26,25 +26,31 @@ __attribute__((noinline)) void prefault_stack(std::size_t bytes) {
   for (std::size_t i = 0; i < bytes; i += kPage) stack[i] = 0;
 }
 
-bool try_fifo(int priority) {
+bool try_fifo(pthread_t thread, int priority) {
   sched_param param{};
   param.sched_priority = priority;
-  return pthread_setschedparam(pthread_self(), SCHED_FIFO, &param) == 0;
+  return pthread_setschedparam(thread, SCHED_FIFO, &param) == 0;
 }
 
 }  // namespace
 
 RtSetupReport setup_current_thread(const RtThreadConfig& config) {
+  RtSetupReport report = setup_thread(pthread_self(), config);
+  if (config.prefault_stack_bytes > 0) prefault_stack(config.prefault_stack_bytes);
+  return report;
+}
+
+RtSetupReport setup_thread(pthread_t thread, const RtThreadConfig& config) {
   RtSetupReport report;
 
   if (!config.name.empty()) {
     const std::string name = config.name.substr(0, 15);
-    report.named = pthread_setname_np(pthread_self(), name.c_str()) == 0;
+    report.named = pthread_setname_np(thread, name.c_str()) == 0;
     if (!report.named) append(report.message, "could not name thread '" + name + "'");
   }
 
   if (config.fifo_priority > 0) {
-    if (try_fifo(config.fifo_priority)) {
+    if (try_fifo(thread, config.fifo_priority)) {
       report.realtime = true;
       report.granted_priority = config.fifo_priority;
     } else {
@@ -52,7 +58,7 @@ RtSetupReport setup_current_thread(const RtThreadConfig& config) {
       rlimit limit{};
       const bool have_limit = getrlimit(RLIMIT_RTPRIO, &limit) == 0;
       const int allowed = have_limit ? static_cast<int>(limit.rlim_cur) : 0;
-      if (allowed > 0 && allowed < config.fifo_priority && try_fifo(allowed)) {
+      if (allowed > 0 && allowed < config.fifo_priority && try_fifo(thread, allowed)) {
         report.realtime = true;
         report.granted_priority = allowed;
         append(report.message, "SCHED_FIFO priority clamped from " +
@@ -66,11 +72,13 @@ RtSetupReport setup_current_thread(const RtThreadConfig& config) {
     }
   }
 
-  if (config.cpu >= 0) {
+  if (config.cpu >= CPU_SETSIZE) {
+    append(report.message, "could not pin to CPU " + std::to_string(config.cpu) + ": no such CPU");
+  } else if (config.cpu >= 0) {
     cpu_set_t set;
     CPU_ZERO(&set);
     CPU_SET(config.cpu, &set);
-    const int rc = pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+    const int rc = pthread_setaffinity_np(thread, sizeof(set), &set);
     report.pinned = rc == 0;
     if (!report.pinned) {
       append(report.message, "could not pin to CPU " + std::to_string(config.cpu) + ": " +
@@ -78,7 +86,6 @@ RtSetupReport setup_current_thread(const RtThreadConfig& config) {
     }
   }
 
-  if (config.prefault_stack_bytes > 0) prefault_stack(config.prefault_stack_bytes);
   return report;
 }
 

@@ -4,6 +4,8 @@
 // where the kernel or RLIMIT_RTPRIO says no, the thread keeps normal scheduling and the report
 // says why. Set-up never fails the caller. Call these once, before the loop starts (they
 // allocate and make syscalls).
+#include <pthread.h>
+
 #include <cstddef>
 #include <string>
 
@@ -25,6 +27,11 @@ struct RtSetupReport {
 };
 
 RtSetupReport setup_current_thread(const RtThreadConfig& config);
+
+// The same for another thread of this process (name, priority, affinity; no stack prefault:
+// only the thread itself can touch its stack). For threads a library starts on its own, such
+// as a USB transport's event thread, configured from outside once they run.
+RtSetupReport setup_thread(pthread_t thread, const RtThreadConfig& config);
 
 struct MemoryLockReport {
   bool locked = false;

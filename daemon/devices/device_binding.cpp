@@ -80,6 +80,13 @@ std::string DeviceBinding::bring_up() {
   return {};
 }
 
+std::vector<drivers::TransportThreadReport> DeviceBinding::apply_usb_thread_config() {
+  rt::RtThreadConfig usb;
+  usb.fifo_priority = config_.threads.usb.priority;
+  usb.cpu = config_.threads.usb.cpu;
+  return devices_->apply_transport_thread_config(usb);
+}
+
 void DeviceBinding::maintain() {
   devices_->array().maintain();
   devices_->tracker().maintain();

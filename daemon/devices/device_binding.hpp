@@ -11,6 +11,7 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "daemon/config/config.hpp"
 #include "daemon/devices/driver_links.hpp"
@@ -32,6 +33,9 @@ class DeviceBinding {
   DeviceBinding& operator=(const DeviceBinding&) = delete;
 
   std::string bring_up();  // "" or what failed
+  // threads.usb for both transports' threads (named sf-usb-array, sf-usb-tracker); a refusal
+  // is in the reports, never fatal. Supervisor thread, once the devices are up.
+  std::vector<drivers::TransportThreadReport> apply_usb_thread_config();
   void maintain();
   // Runs maintain() every `period_ns` on its own thread (`sf-devices`), so a device that is
   // slow to answer (reconnects, control transfers timing out) never holds up the supervisor's

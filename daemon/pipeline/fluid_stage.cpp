@@ -27,6 +27,7 @@ void FluidStage::tick(const rt::LoopTick&) noexcept {
     return;
   }
   samples_ = field.count;
+  field.sequence = ++published_;
   if (links_.recording.load(std::memory_order_relaxed)) links_.trace_fields.push(field);
   links_.field_to_haptic.publish();
 }

@@ -1,6 +1,8 @@
 #pragma once
 // Fluid stage (90 Hz): steps the fluid with the newest hand frame and publishes the contact
-// field to the haptic thread. Applies live material changes between frames.
+// field to the haptic thread. Applies live material changes between frames. The stage numbers
+// the fields it publishes (ContactField::sequence, from 1), so the haptic stage's provenance
+// records and the trace name each field unambiguously.
 #include "daemon/pipeline/interfaces.hpp"
 #include "daemon/pipeline/links.hpp"
 #include "daemon/pipeline/stage.hpp"
@@ -30,7 +32,7 @@ class FluidStage final : public Stage {
   HandFrame newest_{};
   bool have_hand_ = false;
   FluidSettings settings_{};
-  std::uint64_t frames_ = 0, errors_ = 0;
+  std::uint64_t frames_ = 0, errors_ = 0, published_ = 0;
   std::uint32_t particles_ = 0, samples_ = 0;
   rt::LatencyHistogram step_time_;
 };

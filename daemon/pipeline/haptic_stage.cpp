@@ -12,6 +12,7 @@ void HapticStage::tick(const rt::LoopTick& tick) noexcept {
   const std::int64_t now = tick.wake_ns;
   if (links_.haptic_settings.fetch()) {
     settings_ = links_.haptic_settings.read_slot();
+    ++settings_generation_;
     renderer_.set_mode(settings_.mode, settings_.am_frequency_hz, settings_.max_foci,
                        settings_.stm_speed_m_s);
     safety_.set_caps(settings_.max_intensity, settings_.max_total_power);
@@ -44,8 +45,31 @@ void HapticStage::tick(const rt::LoopTick& tick) noexcept {
   block_.hand_frame_id = have_hand_ ? hand.frame_id : 0;
   block_.hand_capture_time_ns = have_hand_ ? hand.capture_time_ns : 0;
   focal_points_ = block_.samples[kSamplesPerBlock - 1].count;
-  links_.blocks_to_stream.push(block_);
+  const bool queued = links_.blocks_to_stream.push(block_);
   if (stopping && safety_.silent()) faded_out_.store(true, std::memory_order_release);
+
+  const bool recording = links_.recording.load(std::memory_order_relaxed);
+  if (recording && !was_recording_) settings_recorded_ = 0;  // a new trace: settings again
+  was_recording_ = recording;
+  if (recording) {
+    // The settings go first, once per generation (again if the ring was full last time); a
+    // recording started mid-run thus also begins with the settings in force.
+    if (settings_recorded_ != settings_generation_ &&
+        links_.trace_settings.push(record_of(settings_, settings_generation_))) {
+      settings_recorded_ = settings_generation_;
+    }
+    HapticTickRecord r;
+    r.tick = blocks_;
+    r.deadline_ns = tick.deadline_ns;
+    r.wake_ns = tick.wake_ns;
+    r.hand_frame_id = have_hand_ ? hand.frame_id : 0;
+    r.hand_receive_ns = have_hand_ ? hand.receive_time_ns : 0;
+    r.field_sequence = field != nullptr ? field->sequence : 0;
+    r.settings_generation = settings_generation_;
+    r.stopping = stopping ? 1 : 0;
+    r.queued = queued ? 1 : 0;
+    links_.trace_ticks.push(r);
+  }
 }
 
 void HapticStage::publish(status::StatusRegion& region, std::int64_t) noexcept {

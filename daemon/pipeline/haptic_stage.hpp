@@ -5,6 +5,9 @@
 // stale_after (or a frame with no hand) starts a fade of fade_ms, and stale_after + fade_ms
 // <= 100 ms is enforced by the config. A contact field older than field_stale_after (the fluid
 // stopped) fades too. Real-time safe.
+//
+// While recording, each tick also records its provenance (trace_items.hpp): the inputs it
+// used, so a replay can feed the same inputs to a stage of its own and compare the blocks.
 #include <atomic>
 
 #include "daemon/pipeline/interfaces.hpp"
@@ -38,6 +41,7 @@ class HapticStage final : public Stage {
   // True once stopping and the output has reached silence.
   bool faded_out() const noexcept { return faded_out_.load(std::memory_order_acquire); }
   std::uint64_t blocks() const noexcept { return blocks_; }
+  std::uint64_t settings_generation() const noexcept { return settings_generation_; }
 
  private:
   HapticRenderer& renderer_;
@@ -47,6 +51,9 @@ class HapticStage final : public Stage {
   OutputSafety safety_;
   FocalBlock block_{};
   HapticSettings settings_{};
+  std::uint64_t settings_generation_ = 0;   // settings fetched so far
+  std::uint64_t settings_recorded_ = 0;     // newest generation handed to the recorder
+  bool was_recording_ = false;
   std::int64_t field_arrival_ns_ = -1;
   bool have_hand_ = false;
   std::uint64_t blocks_ = 0, capped_ = 0, stale_fades_ = 0;

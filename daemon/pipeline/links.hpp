@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstdint>
 
+#include "daemon/pipeline/trace_items.hpp"
 #include "kernels/types/contact_field.hpp"
 #include "kernels/types/focal_plan.hpp"
 #include "kernels/types/hand_pose.hpp"
@@ -14,27 +15,11 @@
 
 namespace sonoflow::daemon {
 
-// Settings that may change while running (SIGHUP, sonoflowctl set), as plain values the real-time
-// threads read from a mailbox.
-struct HapticSettings {
-  HapticMode mode = HapticMode::AM;
-  double am_frequency_hz = 200;
-  int max_foci = 4;
-  double stm_speed_m_s = 7;
-  float max_intensity = 0.8f;
-  float max_total_power = 1.0f;
-};
-
+// Fluid settings that may change while running (HapticSettings: trace_items.hpp).
 struct FluidSettings {
   std::array<char, 32> material{};
   double tau_s = 0;
   double alpha = 0;
-};
-
-// A block as it was handed to the array: what the recorder stores and replay compares.
-struct EmittedBlock {
-  std::uint64_t start_tick = 0;
-  FocalBlock block;
 };
 
 // A ring with a drop counter and a high-water mark the supervisor exports.
@@ -68,10 +53,13 @@ struct Links {
   // supervisor -> stages: live settings.
   rt::Mailbox<HapticSettings> haptic_settings;
   rt::Mailbox<FluidSettings> fluid_settings;
-  // stages -> recorder (telemetry; only pushed while recording).
-  CountedRing<HandFrame, 256> trace_hands;
-  CountedRing<EmittedBlock, 256> trace_blocks;
-  CountedRing<ContactField, 16> trace_fields;
+  // stages -> recorder (telemetry; only pushed while recording). A full ring drops the item
+  // and counts it; the items' own sequence numbers show the gap in the trace.
+  CountedRing<HandFrame, 256> trace_hands;          // tracker
+  CountedRing<ContactField, 16> trace_fields;       // fluid
+  CountedRing<HapticTickRecord, 1024> trace_ticks;  // haptic
+  CountedRing<HapticSettingsRecord, 16> trace_settings;  // haptic
+  CountedRing<EmittedBlock, 256> trace_blocks;      // stream
   std::atomic<bool> recording{false};
 };
 

@@ -38,6 +38,16 @@ HapticSettings haptic_settings_from(const Config& c) {
   return s;
 }
 
+HapticTiming haptic_timing_from(const Config& c) {
+  HapticTiming timing;
+  timing.period_ns = period_of(c.haptic.rate_hz);
+  timing.lookahead_ns = static_cast<std::int64_t>(c.stream.lookahead_ms) * 1'000'000;
+  timing.stale_after_ns = static_cast<std::int64_t>(c.safety.stale_after_ms) * 1'000'000;
+  timing.field_stale_after_ns = static_cast<std::int64_t>(c.safety.field_stale_after_ms) * 1'000'000;
+  timing.fade_ns = static_cast<std::int64_t>(c.safety.fade_ms) * 1'000'000;
+  return timing;
+}
+
 FluidSettings fluid_settings_from(const Config& c) {
   FluidSettings s;
   std::strncpy(s.material.data(), c.fluid.material.c_str(), s.material.size() - 1);
@@ -51,16 +61,9 @@ Pipeline::Pipeline(const Config& config, rt::Clock& clock, PipelineParts parts,
     : config_(config), clock_(clock), parts_(parts), status_(status),
       links_(std::make_unique<Links>()),
       publish_period_ns_(period_of(config.status.update_hz)) {
-  const std::int64_t haptic_period = period_of(config.haptic.rate_hz);
   tracker_ = std::make_unique<TrackerStage>(parts.hands, *links_, 1'000'000);
   fluid_ = std::make_unique<FluidStage>(parts.fluid, *links_, clock, period_of(config.fluid.rate_hz));
-  HapticTiming timing;
-  timing.period_ns = haptic_period;
-  timing.lookahead_ns = static_cast<std::int64_t>(config.stream.lookahead_ms) * 1'000'000;
-  timing.stale_after_ns = static_cast<std::int64_t>(config.safety.stale_after_ms) * 1'000'000;
-  timing.field_stale_after_ns = static_cast<std::int64_t>(config.safety.field_stale_after_ms) * 1'000'000;
-  timing.fade_ns = static_cast<std::int64_t>(config.safety.fade_ms) * 1'000'000;
-  haptic_ = std::make_unique<HapticStage>(parts.renderer, *links_, clock, timing);
+  haptic_ = std::make_unique<HapticStage>(parts.renderer, *links_, clock, haptic_timing_from(config));
   StreamSettings stream;
   stream.period_ns = 1'000'000;
   stream.intensity_cap = static_cast<std::uint8_t>(std::lround(config.safety.max_intensity * 255.0));
@@ -247,15 +250,29 @@ bool Pipeline::housekeeping(std::int64_t now_ns) {
   return fresh;
 }
 
+void Pipeline::add_thread_report(std::string name, int requested_priority, rt::RtSetupReport report) {
+  other_threads_.push_back({std::move(name), requested_priority, std::move(report)});
+}
+
+bool Pipeline::scheduling_known() const noexcept {
+  for (const auto& slot : slots_) {
+    if (!slot.rt_known.load(std::memory_order_acquire)) return false;
+  }
+  return true;
+}
+
 bool Pipeline::degraded() const {
   for (const auto& slot : slots_) {
     if (slot.rt_known.load(std::memory_order_acquire) && slot.sched.priority > 0 && !slot.rt.realtime)
       return true;
   }
+  for (const auto& t : other_threads_) {
+    if (t.requested_priority > 0 && !t.rt.realtime) return true;
+  }
   return false;
 }
 
-std::string Pipeline::rt_report() const {
+std::string Pipeline::rt_report(bool refusing) const {
   std::string loops, why;
   for (const auto& slot : slots_) {
     if (!slot.rt_known.load(std::memory_order_acquire) || slot.sched.priority == 0 || slot.rt.realtime)
@@ -263,14 +280,25 @@ std::string Pipeline::rt_report() const {
     loops += (loops.empty() ? "" : ", ") + std::string(status::kStageNames[static_cast<int>(slot.stage->id())]);
     if (why.empty()) why = slot.rt.message;
   }
-  if (loops.empty()) return {};
-  std::string out = "realtime scheduling unavailable for loops " + loops + ": " + why + "\n";
-  out += "  consequence: running DEGRADED on SCHED_OTHER; timing will be far worse than on a "
-         "configured system (marked in status and summary)\n";
+  std::string threads;
+  for (const auto& t : other_threads_) {
+    if (t.requested_priority == 0 || t.rt.realtime) continue;
+    threads += (threads.empty() ? "" : ", ") + t.name;
+    if (why.empty()) why = t.rt.message;
+  }
+  if (loops.empty() && threads.empty()) return {};
+  const std::string what = (loops.empty() ? "" : "loops " + loops) +
+                           (loops.empty() || threads.empty() ? "" : " and ") +
+                           (threads.empty() ? "" : "threads " + threads);
+  std::string out = "realtime scheduling unavailable for " + what + ": " + why + "\n";
+  out += refusing ? "  consequence: refusing to start (rt.require = true)\n"
+                  : "  consequence: running DEGRADED on SCHED_OTHER; timing will be far worse than on a "
+                    "configured system (marked in status and summary)\n";
   out += "  fix (service): LimitRTPRIO=95 and LimitMEMLOCK=infinity in sonoflow.service; kernels "
          "with CONFIG_RT_GROUP_SCHED refuse SCHED_FIFO to services even as root\n";
   out += "  fix (manual run): run as a user with RLIMIT_RTPRIO (limits.d) or CAP_SYS_NICE\n";
-  out += "  override: rt.require = true refuses to start instead";
+  out += refusing ? "  override: rt.require = false runs degraded instead"
+                  : "  override: rt.require = true refuses to start instead";
   return out;
 }
 
@@ -314,6 +342,12 @@ std::string Pipeline::summary_json(std::int64_t now_ns) const {
     j.key("busy_ns").open('{').field("p50", s.execution.p50_ns).field("p99", s.execution.p99_ns)
         .field("p999", s.execution.p999_ns).field("max", s.execution.max_ns).close('}');
     j.close('}');
+  }
+  j.close(']');
+  j.key("threads").open('[');  // the other real-time threads (threads.usb)
+  for (const auto& t : other_threads_) {
+    j.open('{').field("name", std::string_view(t.name)).field("priority_requested", t.requested_priority);
+    j.field("realtime", t.rt.realtime).field("priority", t.rt.granted_priority).close('}');
   }
   j.close(']');
   j.key("tracker").open('{').field("frames", tracker_->frames()).close('}');

@@ -14,6 +14,7 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "daemon/config/config.hpp"
 #include "daemon/pipeline/fluid_stage.hpp"
@@ -36,6 +37,7 @@ struct PipelineParts {
 };
 
 HapticSettings haptic_settings_from(const Config& config);
+HapticTiming haptic_timing_from(const Config& config);
 FluidSettings fluid_settings_from(const Config& config);
 
 class Pipeline {
@@ -68,8 +70,14 @@ class Pipeline {
   // Supervisor thread, at status rate: ring levels, heartbeat; true when every running
   // stage ticked recently (the systemd watchdog is fed only then).
   bool housekeeping(std::int64_t now_ns);
-  // One consolidated message when some stage did not get its RT scheduling; empty otherwise.
-  std::string rt_report() const;
+  // Threads outside the stages that the RT report and the DEGRADED mark cover too (the USB
+  // transports' threads, threads.usb). Supervisor thread, before start_threads().
+  void add_thread_report(std::string name, int requested_priority, rt::RtSetupReport report);
+  // True once every stage thread has set up its scheduling (rt_report() is complete then).
+  bool scheduling_known() const noexcept;
+  // One consolidated message when some stage or added thread did not get its RT scheduling;
+  // empty otherwise. `refusing`: the daemon will not start (rt.require) rather than run degraded.
+  std::string rt_report(bool refusing = false) const;
   bool degraded() const;
 
   std::string summary_json(std::int64_t now_ns) const;
@@ -99,6 +107,12 @@ class Pipeline {
     std::atomic<bool> rt_known{false};
   };
 
+  struct OtherThread {
+    std::string name;
+    int requested_priority = 0;
+    rt::RtSetupReport rt;
+  };
+
   void run_tick(Slot& slot, const rt::LoopTick& tick) noexcept;
   void publish_loop(Slot& slot, std::int64_t now_ns) noexcept;
   void stop_slot(Slot& slot);
@@ -116,6 +130,7 @@ class Pipeline {
   std::unique_ptr<HapticStage> haptic_;
   std::unique_ptr<StreamStage> stream_;
   std::array<Slot, kStages> slots_;
+  std::vector<OtherThread> other_threads_;
   std::int64_t publish_period_ns_;
   std::int64_t start_ns_ = 0;
   rt::VirtualClock* virtual_clock_ = nullptr;

@@ -19,6 +19,7 @@ void StreamStage::send(const FocalBlock& block) noexcept {
   }
   if (!link_.submit(block, tick)) {
     ++refused_;
+    record(block, BlockFate::Refused, 0);
     return;
   }
   next_tick_ = tick + kTicksPerBlock;
@@ -35,18 +36,25 @@ void StreamStage::send(const FocalBlock& block) noexcept {
     if (latency >= 0 && bucket < status::kLatencyBuckets) ++coarse_buckets_[bucket];
     else ++coarse_overflow_;
   }
-  if (links_.recording.load(std::memory_order_relaxed)) {
-    EmittedBlock& e = block_scratch_;
-    e.start_tick = tick;
-    e.block = block;
-    links_.trace_blocks.push(e);
-  }
+  record(block, BlockFate::Sent, tick);
+}
+
+void StreamStage::record(const FocalBlock& block, BlockFate fate, std::uint64_t tick) noexcept {
+  if (!links_.recording.load(std::memory_order_relaxed)) return;
+  EmittedBlock& e = block_scratch_;
+  e.start_tick = tick;
+  e.fate = fate;
+  e.block = block;
+  links_.trace_blocks.push(e);
+}
+
+void StreamStage::discard_queued() noexcept {
+  while (links_.blocks_to_stream.ring.try_pop(block_)) record(block_, BlockFate::Discarded, 0);
 }
 
 void StreamStage::tick(const rt::LoopTick&) noexcept {
   if (stopped_.load(std::memory_order_relaxed)) {
-    while (links_.blocks_to_stream.ring.try_pop(block_)) {
-    }
+    discard_queued();
     return;
   }
   const ArrayLinkStatus st = link_.status();
@@ -57,8 +65,7 @@ void StreamStage::tick(const rt::LoopTick&) noexcept {
       underrun_base_ += last_status_.underruns;
     }
     // Nothing to send to: discard so the haptic ring never backs up with stale output.
-    while (links_.blocks_to_stream.ring.try_pop(block_)) {
-    }
+    discard_queued();
     last_status_ = st;
     last_status_.underruns = 0;
     return;
@@ -75,8 +82,7 @@ void StreamStage::tick(const rt::LoopTick&) noexcept {
   }
   if (state_ != LinkState::Streaming || !st.armed) {
     if (!link_.arm(settings_.intensity_cap, settings_.watchdog_ms)) {
-      while (links_.blocks_to_stream.ring.try_pop(block_)) {
-      }
+      discard_queued();
       last_status_ = st;
       return;
     }

@@ -45,6 +45,9 @@ class StreamStage final : public Stage {
  private:
   enum class LinkState { Starting, Streaming, Lost };
   void send(const FocalBlock& block) noexcept;
+  // While recording: every block taken from the ring goes to the trace, with its fate.
+  void record(const FocalBlock& block, BlockFate fate, std::uint64_t tick) noexcept;
+  void discard_queued() noexcept;
 
   ArrayLink& link_;
   Links& links_;

@@ -29,7 +29,8 @@ std::string Recorder::path() const {
 
 namespace {
 std::uint64_t total_drops(const Links& l) {
-  return l.trace_hands.drops.load() + l.trace_blocks.drops.load() + l.trace_fields.drops.load();
+  return l.trace_hands.drops.load() + l.trace_fields.drops.load() + l.trace_ticks.drops.load() +
+         l.trace_settings.drops.load() + l.trace_blocks.drops.load();
 }
 }  // namespace
 
@@ -69,6 +70,10 @@ std::string Recorder::start() {
   EmittedBlock b;
   while (links_.trace_blocks.ring.try_pop(b)) {}
   while (links_.trace_fields.ring.try_pop(*field_scratch_)) {}
+  HapticTickRecord t;
+  while (links_.trace_ticks.ring.try_pop(t)) {}
+  HapticSettingsRecord s;
+  while (links_.trace_settings.ring.try_pop(s)) {}
   links_.recording.store(true, std::memory_order_release);
   const std::string how = std::string(writer_->io() == status::RecorderIo::IoUring ? "io_uring" : "pwrite") +
                           (writer_->direct_io() ? ", O_DIRECT" : ", buffered");
@@ -96,7 +101,8 @@ std::string Recorder::stop() {
 void Recorder::drain_once() {
   std::lock_guard lock(mutex_);
   if (!writer_) return;
-  // Order inside one drain: hands, fields, blocks (each ring is in time order).
+  // Order inside one drain: hands, fields, settings, ticks, blocks (each ring is in time order;
+  // the replay indexes the records, so their interleaving does not matter).
   HandFrame h;
   while (links_.trace_hands.ring.try_pop(h))
     writer_->append(trace::RecordType::HandFrame, h.capture_time_ns, &h, sizeof h);
@@ -112,6 +118,12 @@ void Recorder::drain_once() {
     writer_->append(trace::RecordType::ContactField, f.time_ns, head, sizeof head, f.samples.data(),
                     static_cast<std::uint32_t>(f.count * sizeof(ContactSample)));
   }
+  HapticSettingsRecord s;
+  while (links_.trace_settings.ring.try_pop(s))
+    writer_->append(trace::RecordType::HapticSettings, 0, &s, sizeof s);
+  HapticTickRecord t;
+  while (links_.trace_ticks.ring.try_pop(t))
+    writer_->append(trace::RecordType::HapticTick, t.deadline_ns, &t, sizeof t);
   EmittedBlock b;
   while (links_.trace_blocks.ring.try_pop(b))
     writer_->append(trace::RecordType::Block, b.block.start_time_ns, &b, sizeof b);

@@ -4,12 +4,16 @@
 //   TraceHeader (64 bytes), then records back to back, each a RecordHeader (32 bytes) and
 //   `size` payload bytes, padded to a multiple of 8.
 //
-// Payloads are the in-memory bytes of the kernels/types structs (little-endian, this build's
-// layout); the header stores each struct's size so a reader built with different types refuses
-// the file instead of misreading it. Every record carries a sequence number (gaps show lost
-// records) and a CRC-32C of its payload (a torn tail after a crash is detected and ignored).
+// Payloads are the in-memory bytes of the kernels/types structs and of the daemon's trace items
+// (little-endian, this build's layout); the header stores each struct's size so a reader built
+// with different types refuses the file instead of misreading it. Every record carries a
+// sequence number and a CRC-32C of its payload (a torn tail after a crash is detected and
+// ignored). The recorder numbers only what reached it: an item a stage could not hand over
+// (its trace ring full) shows as a gap in the item's own numbering instead (HandFrame::frame_id,
+// ContactField::sequence, HapticTickRecord::tick = FocalBlock::sequence, settings generation).
 #include <cstdint>
 
+#include "daemon/pipeline/trace_items.hpp"
 #include "kernels/types/contact_field.hpp"
 #include "kernels/types/focal_plan.hpp"
 #include "kernels/types/hand_pose.hpp"
@@ -17,7 +21,9 @@
 namespace sonoflow::daemon::trace {
 
 inline constexpr std::uint64_t kMagic = 0x3145434152544653ull;  // "SFTRACE1"
-inline constexpr std::uint32_t kVersion = 2;  // 2: ContactField header carries the hand ids
+// 2: ContactField header carries the hand ids. 3: haptic tick provenance and settings records,
+// every block with its fate (sent, refused, discarded); replay re-runs the haptic stage.
+inline constexpr std::uint32_t kVersion = 3;
 
 struct TraceHeader {
   std::uint64_t magic = kMagic;
@@ -28,8 +34,10 @@ struct TraceHeader {
   std::uint32_t hand_frame_size = sizeof(HandFrame);
   std::uint32_t contact_sample_size = sizeof(ContactSample);
   std::uint32_t focal_block_size = sizeof(FocalBlock);
-  std::uint32_t reserved0 = 0;
-  std::uint64_t reserved1 = 0, reserved2 = 0;
+  std::uint32_t emitted_block_size = sizeof(EmittedBlock);
+  std::uint32_t haptic_tick_size = sizeof(HapticTickRecord);
+  std::uint32_t haptic_settings_size = sizeof(HapticSettingsRecord);
+  std::uint64_t reserved = 0;
 };
 static_assert(sizeof(TraceHeader) == 64);
 
@@ -38,9 +46,12 @@ enum class RecordType : std::uint32_t {
   Config = 1,        // the running config as TOML text
   HandFrame = 2,     // a HandFrame as the tracker stage received it
   ContactField = 3,  // ContactField header (40 bytes) + `count` ContactSamples
-  Block = 4,         // EmittedBlock: device start tick + the FocalBlock sent to the array
+  Block = 4,         // EmittedBlock: fate, device start tick and the FocalBlock
   Status = 5,        // the status export as JSON (schema sonoflow.status), once a second
+  HapticTick = 6,    // HapticTickRecord: the inputs one haptic tick used
+  HapticSettings = 7,  // HapticSettingsRecord: live settings, once per generation
 };
+inline constexpr std::uint32_t kLastRecordType = 7;
 
 struct RecordHeader {
   RecordType type = RecordType::Padding;

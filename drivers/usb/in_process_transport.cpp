@@ -157,9 +157,23 @@ void InProcessTransport::pump_locked() {
   }
 }
 
+rt::RtSetupReport InProcessTransport::apply_thread_config(const rt::RtThreadConfig& config) {
+  thread_config_ = config;
+  have_thread_config_ = true;
+  if (!service_running_.load(std::memory_order_acquire) || !service_.joinable()) {
+    rt::RtSetupReport report;
+    report.message = "no service thread (the transport is pumped by its caller)";
+    return report;
+  }
+  return rt::setup_thread(service_.native_handle(), config);
+}
+
 void InProcessTransport::start_service(rt::Clock& clock, std::int64_t max_sleep_ns) {
   if (service_running_.exchange(true)) return;
-  service_ = std::thread([this, &clock, max_sleep_ns] {
+  const bool configure = have_thread_config_;
+  const rt::RtThreadConfig config = thread_config_;
+  service_ = std::thread([this, &clock, max_sleep_ns, configure, config] {
+    if (configure) rt::setup_current_thread(config);
     while (service_running_.load(std::memory_order_acquire)) {
       std::int64_t next;
       {

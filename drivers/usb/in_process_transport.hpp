@@ -38,6 +38,8 @@ class InProcessTransport final : public Transport {
   void stop_streams() noexcept override;
   TransferStatus clear_halt(std::uint8_t endpoint) override;
   const TransportStats& stats() const noexcept override { return stats_; }
+  // Applies to the service thread if it runs; a later start_service() applies it again.
+  rt::RtSetupReport apply_thread_config(const rt::RtThreadConfig& config) override;
 
   // One service pass (see the header comment). Any thread; not real-time safe (takes the lock).
   void pump();
@@ -65,6 +67,8 @@ class InProcessTransport final : public Transport {
   TransportStats stats_;
   std::atomic<bool> service_running_{false};
   std::thread service_;
+  rt::RtThreadConfig thread_config_;  // setup thread only
+  bool have_thread_config_ = false;
 };
 
 }  // namespace sonoflow::drivers::usb

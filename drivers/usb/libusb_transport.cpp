@@ -83,6 +83,10 @@ LibusbTransport::~LibusbTransport() {
   libusb_exit(ctx_);
 }
 
+rt::RtSetupReport LibusbTransport::apply_thread_config(const rt::RtThreadConfig& config) {
+  return rt::setup_thread(event_thread_.native_handle(), config);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Event thread
 

@@ -63,6 +63,8 @@ class LibusbTransport final : public Transport {
   void stop_streams() noexcept override;
   TransferStatus clear_halt(std::uint8_t endpoint) override;
   const TransportStats& stats() const noexcept override { return stats_; }
+  // The event thread runs from construction to destruction: applied to it at once.
+  rt::RtSetupReport apply_thread_config(const rt::RtThreadConfig& config) override;
 
   // Transfers currently submitted (0 after stop_streams() or a handled loss).
   int in_flight() const noexcept { return stats_.in_flight.load(std::memory_order_acquire); }

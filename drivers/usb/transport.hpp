@@ -10,13 +10,15 @@
 // one non-real-time thread at a time (the daemon's supervisor). Stream callbacks (StreamHandler)
 // run on the transport's own thread: the libusb event thread, or whoever pumps an in-process
 // transport. They must not block or allocate: they copy to or from preallocated buffers and
-// rt:: rings.
+// rt:: rings. The transport's own thread moves every stream block, so it gets real-time
+// scheduling like the stages it feeds: apply_thread_config().
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <span>
 
 #include "drivers/usb/usb_types.hpp"
+#include "rt/rt_thread.hpp"
 
 namespace sonoflow::drivers::usb {
 
@@ -91,6 +93,12 @@ class Transport {
   virtual TransferStatus clear_halt(std::uint8_t endpoint) = 0;
 
   virtual const TransportStats& stats() const noexcept = 0;
+
+  // Name, SCHED_FIFO priority and CPU of the transport's own thread (the libusb event thread,
+  // the in-process service thread), applied like rt::setup_current_thread: where the kernel or
+  // RLIMIT_RTPRIO refuses, the thread keeps running on normal scheduling and the report says
+  // why; never fails. Kept for a thread started later. Setup thread (supervisor).
+  virtual rt::RtSetupReport apply_thread_config(const rt::RtThreadConfig& config) = 0;
 };
 
 }  // namespace sonoflow::drivers::usb

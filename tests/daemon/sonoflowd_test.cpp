@@ -5,6 +5,10 @@
 // asserts what happened, never how fast.
 #include <gtest/gtest.h>
 
+#include <dirent.h>
+#include <pthread.h>
+#include <sched.h>
+
 #include "daemon/status/status_file.hpp"
 #include "tests/daemon/process_support.hpp"
 
@@ -16,6 +20,57 @@ using test::Daemon;
 using test::NotifySocket;
 using test::Sandbox;
 using test::read_file;
+
+// Whether this process (and so a daemon it starts) may use SCHED_FIFO at `priority`: asked of
+// the kernel by a throwaway thread.
+bool fifo_permitted(int priority) {
+  bool permitted = false;
+  std::thread([&] {
+    sched_param param{};
+    param.sched_priority = priority;
+    permitted = pthread_setschedparam(pthread_self(), SCHED_FIFO, &param) == 0;
+  }).join();
+  return permitted;
+}
+
+struct ThreadSched {
+  bool found = false;
+  int policy = -1, priority = -1;
+};
+
+// How the kernel schedules the thread named `name` of process `pid`.
+ThreadSched thread_of(pid_t pid, const std::string& name) {
+  ThreadSched t;
+  const std::string tasks = "/proc/" + std::to_string(pid) + "/task";
+  DIR* dir = opendir(tasks.c_str());
+  if (dir == nullptr) return t;
+  while (const dirent* e = readdir(dir)) {
+    if (e->d_name[0] == '.') continue;
+    std::string comm = read_file(tasks + "/" + e->d_name + "/comm");
+    if (!comm.empty() && comm.back() == '\n') comm.pop_back();
+    if (comm != name) continue;
+    const pid_t tid = std::atoi(e->d_name);
+    sched_param param{};
+    t.found = true;
+    t.policy = sched_getscheduler(tid);
+    if (sched_getparam(tid, &param) == 0) t.priority = param.sched_priority;
+  }
+  closedir(dir);
+  return t;
+}
+
+// `command` run the way an unprivileged service would be: RLIMIT_RTPRIO 0 and, as root, no
+// CAP_SYS_NICE (dropped from the bounding and inheritable sets before exec, so it is gone for
+// good). SCHED_FIFO is then impossible.
+std::vector<std::string> without_realtime(const std::vector<std::string>& command) {
+  std::vector<std::string> out{"/usr/bin/prlimit", "--rtprio=0:0"};
+  if (geteuid() == 0) {
+    for (const char* a : {"/usr/bin/setpriv", "--bounding-set", "-sys_nice", "--inh-caps", "-sys_nice"})
+      out.push_back(a);
+  }
+  out.insert(out.end(), command.begin(), command.end());
+  return out;
+}
 
 TEST(Sonoflowd, NotifiesReadyFeedsWatchdogAndStopsSilentOnSigterm) {
   Sandbox box;
@@ -157,9 +212,74 @@ TEST(Sonoflowd, RunForStopsByItselfAndReplayReproducesTheRecording) {
   ASSERT_EQ(d.wait(20s), 0) << d.log();
   const std::string trace = box.run_tool("ls " + box.dir + "/sessions/*.sftrace");
   ASSERT_EQ(trace.substr(0, 2), "0:") << trace;
-  // A real-clock recording replays up to scheduling jitter: the tool reports the comparison.
-  const std::string replay = box.run_tool(std::string(SONOFLOWD) + " --replay " + trace.substr(2, trace.size() - 3));
-  EXPECT_NE(replay.find("compared (after 100 ms warm-up)"), std::string::npos) << replay;
+  // The real-clock recording (record_at_start: from the first tick) replays block for block.
+  const std::string replay = box.run_tool(std::string(SONOFLOWD) + " --replay " + trace.substr(2, trace.size() - 3) +
+                                          " --summary " + box.dir + "/replay.json");
+  EXPECT_EQ(replay.substr(0, 2), "0:") << replay;
+  EXPECT_NE(replay.find(" identical: identical"), std::string::npos) << replay;
+  const std::string summary = read_file(box.dir + "/replay.json");
+  EXPECT_NE(summary.find("\"verdict\":\"identical\""), std::string::npos) << summary;
+  EXPECT_NE(summary.find("\"mid_run\":false"), std::string::npos) << summary;
+}
+
+// threads.usb reaches the devices' transport threads: where SCHED_FIFO is permitted (CI runs as
+// root) the kernel shows them with the configured priority, and the summary lists them.
+TEST(Sonoflowd, UsbTransportThreadsRunWithThreadsUsbScheduling) {
+  Sandbox box;
+  box.write_config("[threads.usb]\npriority = 13\n");
+  NotifySocket notify(box.dir + "/notify.sock");
+  Daemon d = Daemon::spawn({SONOFLOWD, "--config", box.config, "--emulate", "--summary", box.dir + "/summary.json"},
+                           {"NOTIFY_SOCKET=" + box.dir + "/notify.sock"}, box.dir + "/stderr");
+  ASSERT_TRUE(notify.wait_for("READY=1", 10s)) << d.log();
+  const bool permitted = fifo_permitted(13);
+  for (const char* name : {"sf-usb-array", "sf-usb-tracker"}) {
+    const ThreadSched t = thread_of(d.pid, name);
+    ASSERT_TRUE(t.found) << name << "\n" << d.log();
+    if (permitted) {
+      EXPECT_EQ(t.policy, SCHED_FIFO) << name;
+      EXPECT_EQ(t.priority, 13) << name;
+    }
+  }
+  kill(d.pid, SIGTERM);
+  EXPECT_EQ(d.wait(10s), 0) << d.log();
+  const std::string summary = read_file(box.dir + "/summary.json");
+  EXPECT_NE(summary.find(std::string("{\"name\":\"sf-usb-array\",\"priority_requested\":13,\"realtime\":") +
+                         (permitted ? "true,\"priority\":13}" : "false")),
+            std::string::npos)
+      << summary;
+}
+
+// rt.require = true and no way to get SCHED_FIFO: exit 77 naming the threads and the reason.
+TEST(Sonoflowd, RtRequireWithoutRealtimeExits77NamingWhy) {
+  Sandbox box;
+  box.write_config("rt.require = true\n");
+  Daemon d = Daemon::spawn(without_realtime({SONOFLOWD, "--config", box.config, "--emulate"}), {},
+                           box.dir + "/stderr");
+  EXPECT_EQ(d.wait(20s), 77) << d.log();
+  const std::string log = d.log();
+  EXPECT_NE(log.find("realtime scheduling unavailable for loops tracker, fluid, haptic, stream and threads "
+                     "sf-usb-array, sf-usb-tracker: SCHED_FIFO 70 refused (RLIMIT_RTPRIO=0)"),
+            std::string::npos)
+      << log;
+  EXPECT_NE(log.find("refusing to start (rt.require = true)"), std::string::npos) << log;
+}
+
+// The default (rt.require = false) under the same conditions: a warning, DEGRADED, and it runs.
+TEST(Sonoflowd, WithoutRealtimeTheDefaultRunsDegradedWithAWarning) {
+  Sandbox box;
+  Daemon d = Daemon::spawn(without_realtime({SONOFLOWD, "--config", box.config, "--emulate", "--run-for", "1",
+                                             "--summary", box.dir + "/summary.json"}),
+                           {}, box.dir + "/stderr");
+  EXPECT_EQ(d.wait(20s), 0) << d.log();
+  const std::string log = d.log();
+  EXPECT_NE(log.find("[W][rt] realtime scheduling unavailable for loops tracker, fluid, haptic, stream"),
+            std::string::npos)
+      << log;
+  EXPECT_NE(log.find("running DEGRADED on SCHED_OTHER"), std::string::npos) << log;
+  const std::string summary = read_file(box.dir + "/summary.json");
+  EXPECT_NE(summary.find("\"degraded\":true"), std::string::npos) << summary;
+  EXPECT_NE(summary.find("\"blocks_sent\":"), std::string::npos) << summary;
+  EXPECT_EQ(summary.find("\"blocks_sent\":0,"), std::string::npos) << summary;
 }
 
 }  // namespace
