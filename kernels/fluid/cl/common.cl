@@ -73,11 +73,13 @@ typedef struct {
 
 #define P_CONST __constant const SimParams*
 
+// Entry k of particle i in a per-pair array (neighbour lists and the pair scratch share it).
 #ifdef NBR_STRIDED
-#define NBR(list, i, k, n, cap) list[(k) * (n) + (i)]
+#define NBR_INDEX(i, k, n, cap) ((k) * (n) + (i))
 #else
-#define NBR(list, i, k, n, cap) list[(i) * (cap) + (k)]
+#define NBR_INDEX(i, k, n, cap) ((i) * (cap) + (k))
 #endif
+#define NBR(list, i, k, n, cap) list[NBR_INDEX(i, k, n, cap)]
 
 // ---- smoothing kernels (support radius h) ---------------------------------------------------
 

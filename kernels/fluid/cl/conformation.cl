@@ -8,8 +8,9 @@
 //
 // with A(g) u = u (x) g + (u (x) g)^T in Voigt form and R_i the best-fit rotation of the
 // neighbourhood since the start of the substep (corotation, 3.14). With corotation on, the
-// velocity level likewise subtracts the neighbourhood's best-fit spin from u_ji (conf_vel_spin). Each is projected by
-// XPBD-style Jacobi sweeps with a diagonal system (3.11, 3.17):
+// velocity level likewise subtracts the neighbourhood's best-fit spin from u_ji
+// (conf_vel_begin). Each is projected by XPBD-style Jacobi sweeps with a diagonal system
+// (3.11, 3.17):
 //
 //   dlambda_i = (-C_i - at lambda_i) / (diag(J_i J_i^T) + at),   at = alpha/dt (u), alpha/dt^2 (x)
 //   du_i / dx_i = (beta / n_i) sum_j J_ji^T dlambda_j                              (3.12, 3.18)
@@ -23,21 +24,66 @@ inline float particle_volume(float density, P_CONST P) {
   return P->mass / fmax(density, 0.5f * P->rest_density);
 }
 
-// Density (for the volumes V_j = m / rho_j) at the current positions: fluid, ghosts and walls.
-__kernel void conf_density(int n, __global const float4* x, __global const uint* flags,
-                           __global const uint* nbr, __global const uint* ncount,
-                           __global const uint* gnbr, __global const uint* gcount,
-                           __global const float4* xg, __global const float* gvol, P_CONST P,
-                           __global float* density) {
+// ---- velocity level ----------------------------------------------------------------------------
+//
+// The velocity-level Jacobians are constant over the velocity phase (3.13: positions and
+// densities do not change in it), so the phase starts with two set-up passes and then every
+// sweep only gathers the neighbours' velocities or multipliers:
+//   conf_vel_begin   density (for V_j = m / rho_j) and the best-fit spin of each neighbourhood
+//   conf_vel_setup   per pair (grad W_ij, V_j) into `pair`; per particle the constant parts of
+//                    C_i and of diag(J_i J_i^T) into `vconst`
+//   conf_vel_lambda  dlambda_i (3.11)              } x velocity_iterations
+//   conf_vel_apply   u_i += (beta / n_i) J^T dl  (3.12) }
+//
+// vconst layout (float16): s0..s5 K_i, the spin part of C_i / dt (below); s6..sb dt^2 diag of
+// J_i J_i^T; sc..se s_i = sum_j V_j grad W_ij (+ ghosts); sf beta dt / n_i.
+
+// Density (fluid, ghosts, walls) and the best-fit angular velocity of i's fluid neighbourhood
+// at the start of the velocity phase: omega = I^-1 sum_j p_j x (u_j - u_mean), p_j = x_j -
+// centroid. The velocity-level constraint measures the strain rate relative to this rigid spin
+// (corotation at the velocity level, so a rigidly rotating neighbourhood has no strain rate
+// even where the SPH gradient is deficient). One neighbour pass: the sums are taken in
+// coordinates q = x_j - x_i and shifted to the centroid afterwards.
+__kernel void conf_vel_begin(int n, __global const float4* x, __global const float4* v,
+                             __global const uint* flags, __global const uint* nbr,
+                             __global const uint* ncount, __global const uint* gnbr,
+                             __global const uint* gcount, __global const float4* xg,
+                             __global const float* gvol, P_CONST P, __global float* density,
+                             __global float4* spin) {
   const int i = get_global_id(0);
   if (i >= n) return;
-  if (flags[i] & FLAG_DEAD) return;
+  if (flags[i] & FLAG_DEAD) {
+    spin[i] = (float4)(0.0f);
+    return;
+  }
   const float3 xi = x[i].xyz;
+  const float3 ui = v[i].xyz;
+  __global const float* xs = (__global const float*)x;
+  __global const float* vs = (__global const float*)v;
   float sum_w = P->w_zero;
-  const uint cnt = min(ncount[i], (uint)P->max_neighbours);
-  for (uint k = 0; k < cnt; ++k) {
-    const float3 r = xi - x[NBR(nbr, i, k, n, P->max_neighbours)].xyz;
-    sum_w += kernel_w(dot(r, r), P);
+  float qx = 0, qy = 0, qz = 0, vx = 0, vy = 0, vz = 0, lx = 0, ly = 0, lz = 0;
+  float sxx = 0, syy = 0, szz = 0, sxy = 0, sxz = 0, syz = 0;
+  const int cnt = (int)min(ncount[i], (uint)P->max_neighbours);
+  for (int k = 0; k < cnt; ++k) {
+    const uint j = NBR(nbr, i, k, n, P->max_neighbours);
+    const float ax = xs[4 * j] - xi.x, ay = xs[4 * j + 1] - xi.y, az = xs[4 * j + 2] - xi.z;
+    const float bx = vs[4 * j], by = vs[4 * j + 1], bz = vs[4 * j + 2];
+    sum_w += kernel_w(ax * ax + ay * ay + az * az, P);
+    qx += ax;
+    qy += ay;
+    qz += az;
+    vx += bx;
+    vy += by;
+    vz += bz;
+    lx += ay * bz - az * by;
+    ly += az * bx - ax * bz;
+    lz += ax * by - ay * bx;
+    sxx += ax * ax;
+    syy += ay * ay;
+    szz += az * az;
+    sxy += ax * ay;
+    sxz += ax * az;
+    syz += ay * az;
   }
   float volume = P->rest_volume * sum_w;
   const uint gc = min(gcount[i], (uint)P->max_ghost_neighbours);
@@ -49,49 +95,21 @@ __kernel void conf_density(int n, __global const float4* x, __global const uint*
   float3 unused = (float3)(0.0f);
   wall_volume(xi, P, &volume, &unused);
   density[i] = volume * P->rest_density;
-}
-
-// ---- velocity level ----------------------------------------------------------------------------
-
-// Best-fit angular velocity of i's fluid neighbourhood at the start of the velocity phase:
-// omega = I^-1 sum_j p_j x (u_j - u_mean), p_j = x_j - centroid. The velocity-level constraint
-// measures the strain rate relative to this rigid spin (corotation at the velocity level, so a
-// rigidly rotating neighbourhood has no strain rate even where the SPH gradient is deficient).
-__kernel void conf_vel_spin(int n, __global const float4* x, __global const float4* v,
-                            __global const uint* flags, __global const uint* nbr,
-                            __global const uint* ncount, P_CONST P, __global float4* spin) {
-  const int i = get_global_id(0);
-  if (i >= n) return;
-  if ((flags[i] & FLAG_DEAD) || !P->corotation) {
+  if (!P->corotation) {
     spin[i] = (float4)(0.0f);
     return;
   }
-  const uint cnt = min(ncount[i], (uint)P->max_neighbours);
-  float3 c = x[i].xyz, um = v[i].xyz;
-  for (uint k = 0; k < cnt; ++k) {
-    const uint j = NBR(nbr, i, k, n, P->max_neighbours);
-    c += x[j].xyz;
-    um += v[j].xyz;
-  }
-  const float inv = 1.0f / (float)(cnt + 1);
-  c *= inv;
-  um *= inv;
-  // Inertia tensor (symmetric: xx yy zz xy xz yz) and angular momentum about the centroid.
-  float3 p = x[i].xyz - c;
-  float3 l = cross(p, v[i].xyz - um);
-  float ixx = p.y * p.y + p.z * p.z, iyy = p.x * p.x + p.z * p.z, izz = p.x * p.x + p.y * p.y;
-  float ixy = -p.x * p.y, ixz = -p.x * p.z, iyz = -p.y * p.z;
-  for (uint k = 0; k < cnt; ++k) {
-    const uint j = NBR(nbr, i, k, n, P->max_neighbours);
-    p = x[j].xyz - c;
-    l += cross(p, v[j].xyz - um);
-    ixx += p.y * p.y + p.z * p.z;
-    iyy += p.x * p.x + p.z * p.z;
-    izz += p.x * p.x + p.y * p.y;
-    ixy -= p.x * p.y;
-    ixz -= p.x * p.z;
-    iyz -= p.y * p.z;
-  }
+  // Centroid c and mean velocity um of i and its neighbours (i sits at q = 0).
+  const float count = (float)(cnt + 1);
+  const float3 c = (float3)(qx, qy, qz) / count;
+  const float3 um = (ui + (float3)(vx, vy, vz)) / count;
+  // Angular momentum and inertia about the centroid: sum p x (u - um) = sum q x u - N c x um,
+  // sum p p^T = sum q q^T - N c c^T.
+  const float3 l = (float3)(lx, ly, lz) - count * cross(c, um);
+  const float pxx = sxx - count * c.x * c.x, pyy = syy - count * c.y * c.y, pzz = szz - count * c.z * c.z;
+  const float pxy = sxy - count * c.x * c.y, pxz = sxz - count * c.x * c.z, pyz = syz - count * c.y * c.z;
+  float ixx = pyy + pzz, iyy = pxx + pzz, izz = pxx + pyy;
+  const float ixy = -pxy, ixz = -pxz, iyz = -pyz;
   const float reg = 1e-4f * (ixx + iyy + izz) + 1e-20f;  // keeps a flat or tiny cloud solvable
   ixx += reg;
   iyy += reg;
@@ -106,75 +124,142 @@ __kernel void conf_vel_spin(int n, __global const float4* x, __global const floa
   spin[i] = (float4)(w, 0.0f);
 }
 
-__kernel void conf_vel_lambda(int n, __global const float4* x, __global const float4* v,
-                              __global const uint* flags, __global const float8* conf,
-                              __global const uint* nbr, __global const uint* ncount,
-                              __global const uint* gnbr, __global const uint* gcount,
-                              __global const float4* xg, __global const float4* vg,
-                              __global const float* gvol, __global const float* density,
-                              __global const float4* spin, P_CONST P, __global float8* lambda,
-                              __global float8* dlambda) {
+// With u_ji taken relative to the rigid spin (u_j - u_i + w_i x r_ij, r_ij = x_i - x_j) and
+// g_ij = V_j grad W_ij, the sum in C_i splits into a part that changes every sweep and parts
+// that do not:
+//   sum_j A(g_ij) u_ji = sum_j A(g_ij) u_j - A(s_i) u_i + K_i,   K_i = sum_j A(g_ij) (w_i x r_ij)
+// Hand ghosts (viscous coupling only) are kinematic: their whole term goes into K_i.
+__kernel void conf_vel_setup(int n, __global const float4* x, __global const uint* flags,
+                             __global const uint* nbr, __global const uint* ncount,
+                             __global const uint* gnbr, __global const uint* gcount,
+                             __global const float4* xg, __global const float4* vg,
+                             __global const float* gvol, __global const float* density,
+                             __global const float4* spin, P_CONST P, __global float4* pair,
+                             __global float16* vconst) {
+  const int i = get_global_id(0);
+  if (i >= n) return;
+  if (flags[i] & FLAG_DEAD) {
+    vconst[i] = (float16)(0.0f);
+    return;
+  }
+  const float3 xi = x[i].xyz;
+  const float3 wi = spin[i].xyz;
+  __global const float* xs = (__global const float*)x;
+  float k0 = 0, k1 = 0, k2 = 0, k3 = 0, k4 = 0, k5 = 0;
+  float gxx = 0, gyy = 0, gzz = 0;
+  float sx = 0, sy = 0, sz = 0;
+  const int cnt = (int)min(ncount[i], (uint)P->max_neighbours);
+  for (int k = 0; k < cnt; ++k) {
+    const uint j = NBR(nbr, i, k, n, P->max_neighbours);
+    const float rx = xi.x - xs[4 * j], ry = xi.y - xs[4 * j + 1], rz = xi.z - xs[4 * j + 2];
+    const float f = kernel_grad_factor(rx * rx + ry * ry + rz * rz, P);
+    const float vj = particle_volume(density[j], P);
+    NBR(pair, i, k, n, P->max_neighbours) = (float4)(f * rx, f * ry, f * rz, vj);
+    const float gx = vj * f * rx, gy = vj * f * ry, gz = vj * f * rz;
+    // t = w x r
+    const float tx = wi.y * rz - wi.z * ry, ty = wi.z * rx - wi.x * rz, tz = wi.x * ry - wi.y * rx;
+    k0 += 2.0f * gx * tx;
+    k1 += 2.0f * gy * ty;
+    k2 += 2.0f * gz * tz;
+    k3 += gy * tx + gx * ty;
+    k4 += gz * tx + gx * tz;
+    k5 += gz * ty + gy * tz;
+    gxx += gx * gx;
+    gyy += gy * gy;
+    gzz += gz * gz;
+    sx += gx;
+    sy += gy;
+    sz += gz;
+  }
+  float8 kc = (float8)(k0, k1, k2, k3, k4, k5, 0.0f, 0.0f);
+  float3 s = (float3)(sx, sy, sz);
+  const uint gc = P->ghost_viscosity ? min(gcount[i], (uint)P->max_ghost_neighbours) : 0u;
+  for (uint k = 0; k < gc; ++k) {
+    const uint gi = NBR(gnbr, i, k, n, P->max_ghost_neighbours);
+    const float3 r = xi - xg[gi].xyz;
+    const float3 g = gvol[gi] * kernel_grad(r, dot(r, r), P);
+    kc += voigt_sym(vg[gi].xyz + cross(wi, r), g);
+    s += g;
+  }
+  const float dt2 = P->dt * P->dt;
+  const float8 diag = dt2 * ((float8)(4.0f * gxx, 4.0f * gyy, 4.0f * gzz, gxx + gyy, gxx + gzz,
+                                      gyy + gzz, 0.0f, 0.0f) + voigt_sym_diag(s));
+  const float coef = P->beta * P->dt / fmax((float)(cnt + (int)gc), P->rest_neighbours);
+  vconst[i] = (float16)(kc.s0123, kc.s45, diag.s01, diag.s2345, s, coef);
+}
+
+// C_i(u) = q0_i - I + dt (sum_j A(g_ij) u_j - A(s_i) u_i + K_i) and its multiplier step (3.11).
+// The neighbour loop works on whole vectors (one load per neighbour, no gathers): it sums the
+// outer product M = sum_j u_j g_ij^T by rows, and A(g) u is read off M afterwards.
+__kernel void conf_vel_lambda(int n, __global const float4* v, __global const uint* flags,
+                              __global const float8* conf, __global const uint* nbr,
+                              __global const uint* ncount, __global const float4* pair,
+                              __global const float16* vconst, P_CONST P,
+                              __global float8* lambda, __global float8* dlambda) {
   const int i = get_global_id(0);
   if (i >= n) return;
   if (flags[i] & FLAG_DEAD) {
     dlambda[i] = (float8)(0.0f);
     return;
   }
-  const float3 xi = x[i].xyz;
-  const float3 ui = v[i].xyz;
-  const float3 wi = spin[i].xyz;  // u_ji is taken relative to the rigid spin: u_ji - w x x_ji
-  __global const float* xs = (__global const float*)x;
-  __global const float* vs = (__global const float*)v;
-  float c0 = 0, c1 = 0, c2 = 0, c3 = 0, c4 = 0, c5 = 0;
-  float d0 = 0, d1 = 0, d2 = 0, d3 = 0, d4 = 0, d5 = 0;
-  float sx = 0, sy = 0, sz = 0;
+  float4 mx = (float4)(0.0f), my = (float4)(0.0f), mz = (float4)(0.0f);
   const int cnt = (int)min(ncount[i], (uint)P->max_neighbours);
   for (int k = 0; k < cnt; ++k) {
     const uint j = NBR(nbr, i, k, n, P->max_neighbours);
-    const float rx = xi.x - xs[4 * j], ry = xi.y - xs[4 * j + 1], rz = xi.z - xs[4 * j + 2];
-    const float r2 = rx * rx + ry * ry + rz * rz;
-    const float f = particle_volume(density[j], P) * kernel_grad_factor(r2, P);
-    const float gx = f * rx, gy = f * ry, gz = f * rz;
-    // u = u_j - u_i + w x r
-    const float ux = vs[4 * j] - ui.x + (wi.y * rz - wi.z * ry);
-    const float uy = vs[4 * j + 1] - ui.y + (wi.z * rx - wi.x * rz);
-    const float uz = vs[4 * j + 2] - ui.z + (wi.x * ry - wi.y * rx);
-    c0 += 2.0f * gx * ux;
-    c1 += 2.0f * gy * uy;
-    c2 += 2.0f * gz * uz;
-    c3 += gy * ux + gx * uy;
-    c4 += gz * ux + gx * uz;
-    c5 += gz * uy + gy * uz;
-    d0 += 4.0f * gx * gx;
-    d1 += 4.0f * gy * gy;
-    d2 += 4.0f * gz * gz;
-    d3 += gx * gx + gy * gy;
-    d4 += gx * gx + gz * gz;
-    d5 += gy * gy + gz * gz;
-    sx += gx;
-    sy += gy;
-    sz += gz;
+    const float4 p = NBR(pair, i, k, n, P->max_neighbours);
+    const float4 u = p.w * v[j];  // V_j u_j
+    mx += p.x * u;
+    my += p.y * u;
+    mz += p.z * u;
   }
-  float8 c = (float8)(c0, c1, c2, c3, c4, c5, 0.0f, 0.0f);
-  float8 diag = (float8)(d0, d1, d2, d3, d4, d5, 0.0f, 0.0f);
-  float3 g_sum = (float3)(sx, sy, sz);
-  const uint gc = P->ghost_viscosity ? min(gcount[i], (uint)P->max_ghost_neighbours) : 0u;
-  for (uint k = 0; k < gc; ++k) {
-    const uint gi = NBR(gnbr, i, k, n, P->max_ghost_neighbours);
-    const float3 r = xi - xg[gi].xyz;
-    const float3 g = gvol[gi] * kernel_grad(r, dot(r, r), P);
-    c += voigt_sym(vg[gi].xyz - ui + cross(wi, r), g);
-    g_sum += g;
-  }
-  const float dt = P->dt;
-  c = conf[i] - voigt_identity() + dt * c;
-  diag = dt * dt * (diag + voigt_sym_diag(g_sum));
-  const float at = P->alpha / dt;
+  // (u g^T)_ab = u_a g_b: row b of the sums holds g_b u.
+  const float8 c_nbr = (float8)(2.0f * mx.x, 2.0f * my.y, 2.0f * mz.z, my.x + mx.y, mz.x + mx.z,
+                                mz.y + my.z, 0.0f, 0.0f);
+  const float16 vc = vconst[i];
+  const float8 kc = (float8)(vc.s0123, vc.s45, 0.0f, 0.0f);
+  const float8 diag = (float8)(vc.s6789, vc.sab, 0.0f, 0.0f);
+  const float8 c = conf[i] - voigt_identity() + P->dt * (c_nbr - voigt_sym(v[i].xyz, vc.scde) + kc);
+  const float at = P->alpha / P->dt;
   const float8 l = lambda[i];
   float8 dl = (-c - at * l) / (diag + at + 1e-12f);
   dl.s67 = (float2)(0.0f);
   lambda[i] = l + dl;
   dlambda[i] = dl;
+}
+
+// u_i += (beta / n_i) sum_j J_ji^T dl_j (3.12). With g_ij = V_j grad W_ij the sum is
+//   dt (-A(s_i)^T dl_i - V_i sum_j A(grad W_ij)^T dl_j)
+// (fluid neighbours contribute to both terms, ghosts only to the first). The loop sums
+// grad W_b dl_j per component b (whole float8 loads) and A^T is applied once afterwards.
+__kernel void conf_vel_apply(int n, __global const float4* x0, __global const float4* v,
+                             __global float4* v_out, __global const uint* flags,
+                             __global const uint* nbr, __global const uint* ncount,
+                             __global const float4* pair, __global const float16* vconst,
+                             __global const float* density, __global const float8* dlambda,
+                             P_CONST P) {
+  const int i = get_global_id(0);
+  if (i >= n) return;
+  if (flags[i] & FLAG_DEAD) {
+    v_out[i] = v[i];
+    return;
+  }
+  float8 sx = (float8)(0.0f), sy = (float8)(0.0f), sz = (float8)(0.0f);
+  const int cnt = (int)min(ncount[i], (uint)P->max_neighbours);
+  for (int k = 0; k < cnt; ++k) {
+    const uint j = NBR(nbr, i, k, n, P->max_neighbours);
+    const float4 p = NBR(pair, i, k, n, P->max_neighbours);
+    const float8 l = dlambda[j];
+    sx += p.x * l;
+    sy += p.y * l;
+    sz += p.z * l;
+  }
+  // A(g)^T l = (2 g_x l0 + g_y l3 + g_z l4, 2 g_y l1 + g_x l3 + g_z l5, 2 g_z l2 + g_x l4 + g_y l5)
+  const float3 acc = (float3)(2.0f * sx.s0 + sy.s3 + sz.s4, 2.0f * sy.s1 + sx.s3 + sz.s5,
+                              2.0f * sz.s2 + sx.s4 + sy.s5);
+  const float16 vc = vconst[i];
+  const float3 d = -voigt_sym_t(vc.scde, dlambda[i]) - particle_volume(density[i], P) * acc;
+  const float3 u = v[i].xyz + vc.sf * d;
+  v_out[i] = (float4)(wall_velocity(x0[i].xyz + P->dt * u, u, P), 0.0f);
 }
 
 // sum_j J_ji^T dlambda_j without the dt of the velocity level: A(g_ij)^T (-V_j dl_i - V_i dl_j)
@@ -215,27 +300,6 @@ inline float3 conf_correction(int i, int n, float3 xi, float vi_vol, float8 dli,
   }
   *count = fmax((float)(cnt + gc), P->rest_neighbours);
   return d;
-}
-
-__kernel void conf_vel_apply(int n, __global const float4* x, __global const float4* x0,
-                             __global const float4* v,
-                             __global float4* v_out, __global const uint* flags,
-                             __global const uint* nbr, __global const uint* ncount,
-                             __global const uint* gnbr, __global const uint* gcount,
-                             __global const float4* xg, __global const float* gvol,
-                             __global const float* density, __global const float8* dlambda,
-                             P_CONST P) {
-  const int i = get_global_id(0);
-  if (i >= n) return;
-  if (flags[i] & FLAG_DEAD) {
-    v_out[i] = v[i];
-    return;
-  }
-  float count;
-  const float3 d = conf_correction(i, n, x[i].xyz, particle_volume(density[i], P), dlambda[i], x,
-                                   nbr, ncount, gnbr, gcount, xg, gvol, density, dlambda, P, &count);
-  const float3 u = v[i].xyz + (P->beta / count) * P->dt * d;
-  v_out[i] = (float4)(wall_velocity(x0[i].xyz + P->dt * u, u, P), 0.0f);
 }
 
 // Chebyshev semi-iterative acceleration of the velocity sweeps (Wang 2015):

@@ -5,8 +5,8 @@ namespace sonoflow::fluid {
 Expected<std::unique_ptr<ConstraintSet>> Conformation::create(const ClRuntime& rt, DeviceState& s) {
   auto set = std::make_unique<Conformation>();
   const std::pair<cl::Kernel*, const char*> kernels[] = {
-      {&set->density_, "conf_density"},       {&set->vel_lambda_, "conf_vel_lambda"},
-      {&set->spin_kernel_, "conf_vel_spin"},    {&set->mix_, "chebyshev_mix"},
+      {&set->vel_begin_, "conf_vel_begin"},   {&set->vel_setup_, "conf_vel_setup"},
+      {&set->vel_lambda_, "conf_vel_lambda"}, {&set->mix_, "chebyshev_mix"},
       {&set->mix8_, "chebyshev_mix8"},
       {&set->vel_apply_, "conf_vel_apply"},   {&set->vel_finish_, "conf_vel_finish"},
       {&set->pos_lambda_, "conf_pos_lambda"}, {&set->pos_apply_, "conf_pos_apply"},
@@ -22,6 +22,7 @@ Expected<std::unique_ptr<ConstraintSet>> Conformation::create(const ClRuntime& r
   if (err == CL_SUCCESS) set->dlambda_ = cl::Buffer(rt.context(), CL_MEM_READ_WRITE, cap * 32, nullptr, &err);
   if (err == CL_SUCCESS) set->rot_ = cl::Buffer(rt.context(), CL_MEM_READ_WRITE, cap * 16, nullptr, &err);
   if (err == CL_SUCCESS) set->spin_ = cl::Buffer(rt.context(), CL_MEM_READ_WRITE, cap * 16, nullptr, &err);
+  if (err == CL_SUCCESS) set->vconst_ = cl::Buffer(rt.context(), CL_MEM_READ_WRITE, cap * 64, nullptr, &err);
   if (err == CL_SUCCESS) set->prev_ = cl::Buffer(rt.context(), CL_MEM_READ_WRITE, cap * 16, nullptr, &err);
   if (err == CL_SUCCESS) set->lambda_cur_ = cl::Buffer(rt.context(), CL_MEM_READ_WRITE, cap * 32, nullptr, &err);
   if (err == CL_SUCCESS) set->lambda_prev_ = cl::Buffer(rt.context(), CL_MEM_READ_WRITE, cap * 32, nullptr, &err);
@@ -50,9 +51,10 @@ void Conformation::velocity_phase(SolverContext& ctx) {
   if (m.model != MaterialModel::Viscoelastic || m.velocity_iterations <= 0) return;
   DeviceState& s = ctx.s;
   Launcher& L = ctx.launch;
-  L.run(density_, s.n, s.n, s.x.a, s.flags.a, s.nbr, s.nbr_count, s.gnbr, s.gnbr_count, s.xg,
-        s.g_volume, s.params, s.density);
-  L.run(spin_kernel_, s.n, s.n, s.x.a, s.v.a, s.flags.a, s.nbr, s.nbr_count, s.params, spin_);
+  L.run(vel_begin_, s.n, s.n, s.x.a, s.v.a, s.flags.a, s.nbr, s.nbr_count, s.gnbr, s.gnbr_count,
+        s.xg, s.g_volume, s.params, s.density, spin_);
+  L.run(vel_setup_, s.n, s.n, s.x.a, s.flags.a, s.nbr, s.nbr_count, s.gnbr, s.gnbr_count, s.xg,
+        s.vg, s.g_volume, s.density, spin_, s.params, s.pair, vconst_);
   // The ghosts' share of a velocity sweep is an impulse m du: scale = dt.
   const float scale = s.dt;
   // Chebyshev acceleration only for stiff, purely viscous materials (tau = 0, alpha <= 0.01):
@@ -67,10 +69,10 @@ void Conformation::velocity_phase(SolverContext& ctx) {
   }
   for (int it = 0; it < m.velocity_iterations; ++it) {
     if (rho2 > 0) L.record(L.queue().enqueueCopyBuffer(lambda_, lambda_cur_, 0, 0, n * 32));
-    L.run(vel_lambda_, s.n, s.n, s.x.a, s.v.a, s.flags.a, s.conf.a, s.nbr, s.nbr_count, s.gnbr,
-          s.gnbr_count, s.xg, s.vg, s.g_volume, s.density, spin_, s.params, lambda_, dlambda_);
-    L.run(vel_apply_, s.n, s.n, s.x.a, s.x0.a, s.v.a, s.v.b, s.flags.a, s.nbr, s.nbr_count, s.gnbr,
-          s.gnbr_count, s.xg, s.g_volume, s.density, dlambda_, s.params);
+    L.run(vel_lambda_, s.n, s.n, s.v.a, s.flags.a, s.conf.a, s.nbr, s.nbr_count, s.pair, vconst_,
+          s.params, lambda_, dlambda_);
+    L.run(vel_apply_, s.n, s.n, s.x0.a, s.v.a, s.v.b, s.flags.a, s.nbr, s.nbr_count, s.pair,
+          vconst_, s.density, dlambda_, s.params);
     if (s.ng > 0 && s.ghost_viscosity) {
       L.run(reaction_, s.ng, s.ng, s.xg, s.g_flags, s.g_nbr, s.g_nbr_count, s.x.a, s.nbr_count,
             s.gnbr_count, s.g_volume, dlambda_, scale, s.params, s.g_impulse);
