@@ -81,6 +81,12 @@ typedef struct {
 #endif
 #define NBR(list, i, k, n, cap) list[NBR_INDEX(i, k, n, cap)]
 
+// Fluid->fluid lists are padded with the particle's own index up to a multiple of NBR_PAD
+// entries (within the capacity): loops vectorised across neighbours then run whole vectors
+// without a scalar remainder. A padded entry has r = 0; the loops give it weight 0.
+#define NBR_PAD 8
+inline int padded_count(int cnt, int cap) { return min((cnt + NBR_PAD - 1) & ~(NBR_PAD - 1), cap); }
+
 // ---- smoothing kernels (support radius h) ---------------------------------------------------
 
 // W(r) from r^2; 0 outside the support. Both kernels are written without branches (clamps and

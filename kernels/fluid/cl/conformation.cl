@@ -30,7 +30,8 @@ inline float particle_volume(float density, P_CONST P) {
 // densities do not change in it), so the phase starts with two set-up passes and then every
 // sweep only gathers the neighbours' velocities or multipliers:
 //   conf_vel_begin   density (for V_j = m / rho_j) and the best-fit spin of each neighbourhood
-//   conf_vel_setup   per pair (grad W_ij, V_j) into `pair`; per particle the constant parts of
+//   conf_vel_setup   per pair (f_ij, V_j) into `pair` (grad W_ij = f_ij (x_i - x_j)); per
+//                    particle the constant parts of
 //                    C_i and of diag(J_i J_i^T) into `vconst`
 //   conf_vel_lambda  dlambda_i (3.11)              } x velocity_iterations
 //   conf_vel_apply   u_i += (beta / n_i) J^T dl  (3.12) }
@@ -64,11 +65,13 @@ __kernel void conf_vel_begin(int n, __global const float4* x, __global const flo
   float qx = 0, qy = 0, qz = 0, vx = 0, vy = 0, vz = 0, lx = 0, ly = 0, lz = 0;
   float sxx = 0, syy = 0, szz = 0, sxy = 0, sxz = 0, syz = 0;
   const int cnt = (int)min(ncount[i], (uint)P->max_neighbours);
-  for (int k = 0; k < cnt; ++k) {
+  const int padded = padded_count(cnt, P->max_neighbours);
+  for (int k = 0; k < padded; ++k) {
     const uint j = NBR(nbr, i, k, n, P->max_neighbours);
+    const float live = (float)(k < cnt);  // 0 for padding (which has q = 0)
     const float ax = xs[4 * j] - xi.x, ay = xs[4 * j + 1] - xi.y, az = xs[4 * j + 2] - xi.z;
-    const float bx = vs[4 * j], by = vs[4 * j + 1], bz = vs[4 * j + 2];
-    sum_w += kernel_w(ax * ax + ay * ay + az * az, P);
+    const float bx = live * vs[4 * j], by = live * vs[4 * j + 1], bz = live * vs[4 * j + 2];
+    sum_w += live * kernel_w(ax * ax + ay * ay + az * az, P);
     qx += ax;
     qy += ay;
     qz += az;
@@ -134,8 +137,8 @@ __kernel void conf_vel_setup(int n, __global const float4* x, __global const uin
                              __global const uint* gnbr, __global const uint* gcount,
                              __global const float4* xg, __global const float4* vg,
                              __global const float* gvol, __global const float* density,
-                             __global const float4* spin, P_CONST P, __global float4* pair,
-                             __global float16* vconst) {
+                             __global const float4* spin, P_CONST P,
+                             __global float2* restrict pair, __global float16* restrict vconst) {
   const int i = get_global_id(0);
   if (i >= n) return;
   if (flags[i] & FLAG_DEAD) {
@@ -145,16 +148,20 @@ __kernel void conf_vel_setup(int n, __global const float4* x, __global const uin
   const float3 xi = x[i].xyz;
   const float3 wi = spin[i].xyz;
   __global const float* xs = (__global const float*)x;
+  __global float* restrict ps = (__global float*)pair;
   float k0 = 0, k1 = 0, k2 = 0, k3 = 0, k4 = 0, k5 = 0;
   float gxx = 0, gyy = 0, gzz = 0;
   float sx = 0, sy = 0, sz = 0;
   const int cnt = (int)min(ncount[i], (uint)P->max_neighbours);
-  for (int k = 0; k < cnt; ++k) {
+  const int padded = padded_count(cnt, P->max_neighbours);
+  for (int k = 0; k < padded; ++k) {
     const uint j = NBR(nbr, i, k, n, P->max_neighbours);
     const float rx = xi.x - xs[4 * j], ry = xi.y - xs[4 * j + 1], rz = xi.z - xs[4 * j + 2];
-    const float f = kernel_grad_factor(rx * rx + ry * ry + rz * rz, P);
+    const float f = (float)(k < cnt) * kernel_grad_factor(rx * rx + ry * ry + rz * rz, P);
     const float vj = particle_volume(density[j], P);
-    NBR(pair, i, k, n, P->max_neighbours) = (float4)(f * rx, f * ry, f * rz, vj);
+    const int e = 2 * NBR_INDEX(i, k, n, P->max_neighbours);
+    ps[e] = f;
+    ps[e + 1] = vj;
     const float gx = vj * f * rx, gy = vj * f * ry, gz = vj * f * rz;
     // t = w x r
     const float tx = wi.y * rz - wi.z * ry, ty = wi.z * rx - wi.x * rz, tz = wi.x * ry - wi.y * rx;
@@ -191,9 +198,10 @@ __kernel void conf_vel_setup(int n, __global const float4* x, __global const uin
 // C_i(u) = q0_i - I + dt (sum_j A(g_ij) u_j - A(s_i) u_i + K_i) and its multiplier step (3.11).
 // The neighbour loop works on whole vectors (one load per neighbour, no gathers): it sums the
 // outer product M = sum_j u_j g_ij^T by rows, and A(g) u is read off M afterwards.
-__kernel void conf_vel_lambda(int n, __global const float4* v, __global const uint* flags,
-                              __global const float8* conf, __global const uint* nbr,
-                              __global const uint* ncount, __global const float4* pair,
+__kernel void conf_vel_lambda(int n, __global const float4* x, __global const float4* v,
+                              __global const uint* flags, __global const float8* conf,
+                              __global const uint* nbr, __global const uint* ncount,
+                              __global const float2* pair,
                               __global const float16* vconst, P_CONST P,
                               __global float8* lambda, __global float8* dlambda) {
   const int i = get_global_id(0);
@@ -202,16 +210,37 @@ __kernel void conf_vel_lambda(int n, __global const float4* v, __global const ui
     dlambda[i] = (float8)(0.0f);
     return;
   }
+  // Two sets of sums halve the dependency chains; padded entries have zero pair terms.
   float4 mx = (float4)(0.0f), my = (float4)(0.0f), mz = (float4)(0.0f);
-  const int cnt = (int)min(ncount[i], (uint)P->max_neighbours);
-  for (int k = 0; k < cnt; ++k) {
-    const uint j = NBR(nbr, i, k, n, P->max_neighbours);
-    const float4 p = NBR(pair, i, k, n, P->max_neighbours);
-    const float4 u = p.w * v[j];  // V_j u_j
-    mx += p.x * u;
-    my += p.y * u;
-    mz += p.z * u;
+  float4 nx = (float4)(0.0f), ny = (float4)(0.0f), nz = (float4)(0.0f);
+  const int cnt = padded_count((int)min(ncount[i], (uint)P->max_neighbours), P->max_neighbours);
+  const float4 xi = x[i];
+  int k = 0;
+  for (; k + 1 < cnt; k += 2) {
+    const uint ja = NBR(nbr, i, k, n, P->max_neighbours), jb = NBR(nbr, i, k + 1, n, P->max_neighbours);
+    const float2 pa = NBR(pair, i, k, n, P->max_neighbours), pb = NBR(pair, i, k + 1, n, P->max_neighbours);
+    // g_ij u_j^T = (x_i - x_j) (f V_j u_j)^T
+    const float4 ra = xi - x[ja], rb = xi - x[jb];
+    const float4 ua = (pa.x * pa.y) * v[ja], ub = (pb.x * pb.y) * v[jb];
+    mx += ra.x * ua;
+    my += ra.y * ua;
+    mz += ra.z * ua;
+    nx += rb.x * ub;
+    ny += rb.y * ub;
+    nz += rb.z * ub;
   }
+  if (k < cnt) {
+    const uint ja = NBR(nbr, i, k, n, P->max_neighbours);
+    const float2 pa = NBR(pair, i, k, n, P->max_neighbours);
+    const float4 ra = xi - x[ja];
+    const float4 ua = (pa.x * pa.y) * v[ja];
+    mx += ra.x * ua;
+    my += ra.y * ua;
+    mz += ra.z * ua;
+  }
+  mx += nx;
+  my += ny;
+  mz += nz;
   // (u g^T)_ab = u_a g_b: row b of the sums holds g_b u.
   const float8 c_nbr = (float8)(2.0f * mx.x, 2.0f * my.y, 2.0f * mz.z, my.x + mx.y, mz.x + mx.z,
                                 mz.y + my.z, 0.0f, 0.0f);
@@ -227,14 +256,55 @@ __kernel void conf_vel_lambda(int n, __global const float4* v, __global const ui
   dlambda[i] = dl;
 }
 
+// sum_j A(grad W_ij)^T dl_j over i's fluid neighbours, grad W_ij = f_ij (x_i - x_j) with f_ij
+// from `pair` (positions unchanged since it was written). The loop sums
+// grad W_b dl_j per component b (whole float8 loads, no gathers) in two interleaved sets to
+// halve the dependency chains, and A^T is applied once afterwards:
+//   A(g)^T l = (2 g_x l0 + g_y l3 + g_z l4, 2 g_y l1 + g_x l3 + g_z l5, 2 g_z l2 + g_x l4 + g_y l5)
+// Padded entries have zero pair terms.
+inline float3 pair_sym_t_sum(int i, int n, __global const float4* x, __global const uint* nbr,
+                             __global const uint* ncount, __global const float2* pair,
+                             __global const float8* dlambda, P_CONST P) {
+  const float4 xi = x[i];
+  float8 sx = (float8)(0.0f), sy = (float8)(0.0f), sz = (float8)(0.0f);
+  float8 tx = (float8)(0.0f), ty = (float8)(0.0f), tz = (float8)(0.0f);
+  const int cnt = padded_count((int)min(ncount[i], (uint)P->max_neighbours), P->max_neighbours);
+  int k = 0;
+  for (; k + 1 < cnt; k += 2) {
+    const uint ja = NBR(nbr, i, k, n, P->max_neighbours), jb = NBR(nbr, i, k + 1, n, P->max_neighbours);
+    const float4 ra = xi - x[ja], rb = xi - x[jb];
+    const float8 l = NBR(pair, i, k, n, P->max_neighbours).x * dlambda[ja];
+    const float8 m = NBR(pair, i, k + 1, n, P->max_neighbours).x * dlambda[jb];
+    sx += ra.x * l;
+    sy += ra.y * l;
+    sz += ra.z * l;
+    tx += rb.x * m;
+    ty += rb.y * m;
+    tz += rb.z * m;
+  }
+  if (k < cnt) {
+    const uint ja = NBR(nbr, i, k, n, P->max_neighbours);
+    const float4 ra = xi - x[ja];
+    const float8 l = NBR(pair, i, k, n, P->max_neighbours).x * dlambda[ja];
+    sx += ra.x * l;
+    sy += ra.y * l;
+    sz += ra.z * l;
+  }
+  sx += tx;
+  sy += ty;
+  sz += tz;
+  return (float3)(2.0f * sx.s0 + sy.s3 + sz.s4, 2.0f * sy.s1 + sx.s3 + sz.s5,
+                  2.0f * sz.s2 + sx.s4 + sy.s5);
+}
+
 // u_i += (beta / n_i) sum_j J_ji^T dl_j (3.12). With g_ij = V_j grad W_ij the sum is
 //   dt (-A(s_i)^T dl_i - V_i sum_j A(grad W_ij)^T dl_j)
-// (fluid neighbours contribute to both terms, ghosts only to the first). The loop sums
-// grad W_b dl_j per component b (whole float8 loads) and A^T is applied once afterwards.
-__kernel void conf_vel_apply(int n, __global const float4* x0, __global const float4* v,
-                             __global float4* v_out, __global const uint* flags,
-                             __global const uint* nbr, __global const uint* ncount,
-                             __global const float4* pair, __global const float16* vconst,
+// (fluid neighbours contribute to both terms, ghosts only to the first).
+__kernel void conf_vel_apply(int n, __global const float4* x, __global const float4* x0,
+                             __global const float4* v, __global float4* v_out,
+                             __global const uint* flags, __global const uint* nbr,
+                             __global const uint* ncount, __global const float2* pair,
+                             __global const float16* vconst,
                              __global const float* density, __global const float8* dlambda,
                              P_CONST P) {
   const int i = get_global_id(0);
@@ -243,63 +313,11 @@ __kernel void conf_vel_apply(int n, __global const float4* x0, __global const fl
     v_out[i] = v[i];
     return;
   }
-  float8 sx = (float8)(0.0f), sy = (float8)(0.0f), sz = (float8)(0.0f);
-  const int cnt = (int)min(ncount[i], (uint)P->max_neighbours);
-  for (int k = 0; k < cnt; ++k) {
-    const uint j = NBR(nbr, i, k, n, P->max_neighbours);
-    const float4 p = NBR(pair, i, k, n, P->max_neighbours);
-    const float8 l = dlambda[j];
-    sx += p.x * l;
-    sy += p.y * l;
-    sz += p.z * l;
-  }
-  // A(g)^T l = (2 g_x l0 + g_y l3 + g_z l4, 2 g_y l1 + g_x l3 + g_z l5, 2 g_z l2 + g_x l4 + g_y l5)
-  const float3 acc = (float3)(2.0f * sx.s0 + sy.s3 + sz.s4, 2.0f * sy.s1 + sx.s3 + sz.s5,
-                              2.0f * sz.s2 + sx.s4 + sy.s5);
+  const float3 acc = pair_sym_t_sum(i, n, x, nbr, ncount, pair, dlambda, P);
   const float16 vc = vconst[i];
   const float3 d = -voigt_sym_t(vc.scde, dlambda[i]) - particle_volume(density[i], P) * acc;
   const float3 u = v[i].xyz + vc.sf * d;
   v_out[i] = (float4)(wall_velocity(x0[i].xyz + P->dt * u, u, P), 0.0f);
-}
-
-// sum_j J_ji^T dlambda_j without the dt of the velocity level: A(g_ij)^T (-V_j dl_i - V_i dl_j)
-// over fluid neighbours, -V_g A(g_ig)^T dl_i over ghosts; returns the count n_i as well.
-inline float3 conf_correction(int i, int n, float3 xi, float vi_vol, float8 dli,
-                              __global const float4* x, __global const uint* nbr,
-                              __global const uint* ncount, __global const uint* gnbr,
-                              __global const uint* gcount, __global const float4* xg,
-                              __global const float* gvol, __global const float* density,
-                              __global const float8* dlambda, P_CONST P, float* count) {
-  __global const float* xs = (__global const float*)x;
-  __global const float* ls = (__global const float*)dlambda;
-  float ax = 0, ay = 0, az = 0;
-  const int cnt = (int)min(ncount[i], (uint)P->max_neighbours);
-  for (int k = 0; k < cnt; ++k) {
-    const uint j = NBR(nbr, i, k, n, P->max_neighbours);
-    const float rx = xi.x - xs[4 * j], ry = xi.y - xs[4 * j + 1], rz = xi.z - xs[4 * j + 2];
-    const float f = kernel_grad_factor(rx * rx + ry * ry + rz * rz, P);
-    const float gx = f * rx, gy = f * ry, gz = f * rz;
-    const float vj = -particle_volume(density[j], P);
-    // l = -V_j dl_i - V_i dl_j; d += A(g)^T l
-    const float l0 = vj * dli.s0 - vi_vol * ls[8 * j];
-    const float l1 = vj * dli.s1 - vi_vol * ls[8 * j + 1];
-    const float l2 = vj * dli.s2 - vi_vol * ls[8 * j + 2];
-    const float l3 = vj * dli.s3 - vi_vol * ls[8 * j + 3];
-    const float l4 = vj * dli.s4 - vi_vol * ls[8 * j + 4];
-    const float l5 = vj * dli.s5 - vi_vol * ls[8 * j + 5];
-    ax += 2.0f * gx * l0 + gy * l3 + gz * l4;
-    ay += 2.0f * gy * l1 + gx * l3 + gz * l5;
-    az += 2.0f * gz * l2 + gx * l4 + gy * l5;
-  }
-  float3 d = (float3)(ax, ay, az);
-  const uint gc = P->ghost_viscosity ? min(gcount[i], (uint)P->max_ghost_neighbours) : 0u;
-  for (uint k = 0; k < gc; ++k) {
-    const uint gi = NBR(gnbr, i, k, n, P->max_ghost_neighbours);
-    const float3 r = xi - xg[gi].xyz;
-    d -= voigt_sym_t(gvol[gi] * kernel_grad(r, dot(r, r), P), dli);
-  }
-  *count = fmax((float)(cnt + gc), P->rest_neighbours);
-  return d;
 }
 
 // Chebyshev semi-iterative acceleration of the velocity sweeps (Wang 2015):
@@ -352,52 +370,95 @@ inline float4 extract_rotation(float3 a0, float3 a1, float3 a2, float4 q, int it
   return q;
 }
 
+// One neighbour pass at the current positions gives the rotation and the constraint. With
+// p_j = x_j - x_i, p0_j = x0_j - x0_i (i itself sits at p = 0) and g_j = V_j grad W_ij:
+//   shape matching (3.14)  A = sum p p0^T - N c c0^T
+//   constraint (3.16)      sum_j A(g_j) (p_j - R p0_j) = Voigt(M + M^T),  M = S - R T,
+//                          S = sum p g^T, T = sum p0 g^T
+// so R is applied to the sums after the loop. The pair factors f_ij go to `pair` and
+// s_i = sum_j g_j (+ ghosts) with beta / n_i to `pconst` for conf_pos_apply at the same positions.
 __kernel void conf_pos_lambda(int n, __global const float4* x, __global const float4* x0,
                               __global const uint* flags, __global const float8* conf,
                               __global const uint* nbr, __global const uint* ncount,
                               __global const uint* gnbr, __global const uint* gcount,
                               __global const float4* xg, __global const float4* xg0,
                               __global const float* gvol, __global const float* density,
-                              __global float4* rot, P_CONST P, __global float8* lambda,
-                              __global float8* dlambda) {
+                              __global float4* restrict rot, P_CONST P,
+                              __global float8* restrict lambda, __global float8* restrict dlambda,
+                              __global float2* restrict pair, __global float4* restrict pconst) {
   const int i = get_global_id(0);
   if (i >= n) return;
   if (flags[i] & FLAG_DEAD) {
     dlambda[i] = (float8)(0.0f);
+    pconst[i] = (float4)(0.0f);
     return;
   }
   const float3 xi = x[i].xyz;
   const float3 x0i = x0[i].xyz;
   __global const float* xs = (__global const float*)x;
   __global const float* x0s = (__global const float*)x0;
+  __global float* restrict ps = (__global float*)pair;
   const int cnt = (int)min(ncount[i], (uint)P->max_neighbours);
+  float px = 0, py = 0, pz = 0, qx = 0, qy = 0, qz = 0;
+  float a00 = 0, a01 = 0, a02 = 0, a10 = 0, a11 = 0, a12 = 0, a20 = 0, a21 = 0, a22 = 0;
+  float sxx = 0, syy = 0, szz = 0, sxy = 0, sxz = 0, syz = 0;
+  float t00 = 0, t01 = 0, t02 = 0, t10 = 0, t11 = 0, t12 = 0, t20 = 0, t21 = 0, t22 = 0;
+  float gxx = 0, gyy = 0, gzz = 0, sx = 0, sy = 0, sz = 0;
+  const int padded = padded_count(cnt, P->max_neighbours);
+  for (int k = 0; k < padded; ++k) {
+    const uint j = NBR(nbr, i, k, n, P->max_neighbours);
+    // (padding is i itself: p = p0 = 0, and f = 0)
+    const float ax = xs[4 * j] - xi.x, ay = xs[4 * j + 1] - xi.y, az = xs[4 * j + 2] - xi.z;
+    const float bx = x0s[4 * j] - x0i.x, by = x0s[4 * j + 1] - x0i.y, bz = x0s[4 * j + 2] - x0i.z;
+    // grad W_ij = f r_ij = -f p_j
+    const float f = (float)(k < cnt) * kernel_grad_factor(ax * ax + ay * ay + az * az, P);
+    const float vj = particle_volume(density[j], P);
+    const int e = 2 * NBR_INDEX(i, k, n, P->max_neighbours);
+    ps[e] = f;
+    ps[e + 1] = vj;
+    const float w = -f * vj;
+    const float gx = w * ax, gy = w * ay, gz = w * az;
+    px += ax;
+    py += ay;
+    pz += az;
+    qx += bx;
+    qy += by;
+    qz += bz;
+    a00 += ax * bx;
+    a01 += ax * by;
+    a02 += ax * bz;
+    a10 += ay * bx;
+    a11 += ay * by;
+    a12 += ay * bz;
+    a20 += az * bx;
+    a21 += az * by;
+    a22 += az * bz;
+    sxx += ax * gx;
+    syy += ay * gy;
+    szz += az * gz;
+    sxy += ax * gy;
+    sxz += ax * gz;
+    syz += ay * gz;
+    t00 += bx * gx;
+    t01 += bx * gy;
+    t02 += bx * gz;
+    t10 += by * gx;
+    t11 += by * gy;
+    t12 += by * gz;
+    t20 += bz * gx;
+    t21 += bz * gy;
+    t22 += bz * gz;
+    gxx += gx * gx;
+    gyy += gy * gy;
+    gzz += gz * gz;
+    sx += gx;
+    sy += gy;
+    sz += gz;
+  }
   // Best-fit rotation R_i of the neighbourhood from x0 to x (3.14), warm-started from the last
-  // sweep: shape-matching sums in local coordinates p = x_j - x_i, p0 = x0_j - x0_i (i itself
-  // sits at p = 0), A = sum p p0^T - N c c0^T.
+  // sweep.
   float4 q = (float4)(0.0f, 0.0f, 0.0f, 1.0f);
   if (P->corotation) {
-    float px = 0, py = 0, pz = 0, qx = 0, qy = 0, qz = 0;
-    float a00 = 0, a01 = 0, a02 = 0, a10 = 0, a11 = 0, a12 = 0, a20 = 0, a21 = 0, a22 = 0;
-    for (int k = 0; k < cnt; ++k) {
-      const uint j = NBR(nbr, i, k, n, P->max_neighbours);
-      const float ax = xs[4 * j] - xi.x, ay = xs[4 * j + 1] - xi.y, az = xs[4 * j + 2] - xi.z;
-      const float bx = x0s[4 * j] - x0i.x, by = x0s[4 * j + 1] - x0i.y, bz = x0s[4 * j + 2] - x0i.z;
-      px += ax;
-      py += ay;
-      pz += az;
-      qx += bx;
-      qy += by;
-      qz += bz;
-      a00 += ax * bx;
-      a01 += ax * by;
-      a02 += ax * bz;
-      a10 += ay * bx;
-      a11 += ay * by;
-      a12 += ay * bz;
-      a20 += az * bx;
-      a21 += az * by;
-      a22 += az * bz;
-    }
     const float inv = 1.0f / (float)(cnt + 1);
     const float3 pc = (float3)(px, py, pz);
     q = extract_rotation((float3)(a00, a10, a20) - pc * (qx * inv), (float3)(a01, a11, a21) - pc * (qy * inv),
@@ -407,38 +468,16 @@ __kernel void conf_pos_lambda(int n, __global const float4* x, __global const fl
   const float3 e0 = quat_rotate(q, (float3)(1.0f, 0.0f, 0.0f));
   const float3 e1 = quat_rotate(q, (float3)(0.0f, 1.0f, 0.0f));
   const float3 e2 = quat_rotate(q, (float3)(0.0f, 0.0f, 1.0f));
-  float c0 = 0, c1 = 0, c2 = 0, c3 = 0, c4 = 0, c5 = 0;
-  float d0 = 0, d1 = 0, d2 = 0, d3 = 0, d4 = 0, d5 = 0;
-  float sx = 0, sy = 0, sz = 0;
-  for (int k = 0; k < cnt; ++k) {
-    const uint j = NBR(nbr, i, k, n, P->max_neighbours);
-    const float rx = xi.x - xs[4 * j], ry = xi.y - xs[4 * j + 1], rz = xi.z - xs[4 * j + 2];
-    const float r2 = rx * rx + ry * ry + rz * rz;
-    const float f = particle_volume(density[j], P) * kernel_grad_factor(r2, P);
-    const float gx = f * rx, gy = f * ry, gz = f * rz;
-    const float bx = x0s[4 * j] - x0i.x, by = x0s[4 * j + 1] - x0i.y, bz = x0s[4 * j + 2] - x0i.z;
-    // u = x_ji - R x0_ji
-    const float ux = -rx - (e0.x * bx + e1.x * by + e2.x * bz);
-    const float uy = -ry - (e0.y * bx + e1.y * by + e2.y * bz);
-    const float uz = -rz - (e0.z * bx + e1.z * by + e2.z * bz);
-    c0 += 2.0f * gx * ux;
-    c1 += 2.0f * gy * uy;
-    c2 += 2.0f * gz * uz;
-    c3 += gy * ux + gx * uy;
-    c4 += gz * ux + gx * uz;
-    c5 += gz * uy + gy * uz;
-    d0 += 4.0f * gx * gx;
-    d1 += 4.0f * gy * gy;
-    d2 += 4.0f * gz * gz;
-    d3 += gx * gx + gy * gy;
-    d4 += gx * gx + gz * gz;
-    d5 += gy * gy + gz * gz;
-    sx += gx;
-    sy += gy;
-    sz += gz;
-  }
-  float8 c = (float8)(c0, c1, c2, c3, c4, c5, 0.0f, 0.0f);
-  float8 diag = (float8)(d0, d1, d2, d3, d4, d5, 0.0f, 0.0f);
+  // (R T)_ab = sum_c R_ac T_cb, R_ac = e_c.a; rows of T: t_c = (T_c0, T_c1, T_c2).
+  const float3 tr0 = (float3)(t00, t01, t02), tr1 = (float3)(t10, t11, t12), tr2 = (float3)(t20, t21, t22);
+  const float3 rt0 = e0.x * tr0 + e1.x * tr1 + e2.x * tr2;  // row x of R T
+  const float3 rt1 = e0.y * tr0 + e1.y * tr1 + e2.y * tr2;
+  const float3 rt2 = e0.z * tr0 + e1.z * tr1 + e2.z * tr2;
+  // M = S - R T; c = Voigt(M + M^T)
+  float8 c = (float8)(2.0f * (sxx - rt0.x), 2.0f * (syy - rt1.y), 2.0f * (szz - rt2.z),
+                      2.0f * sxy - rt0.y - rt1.x, 2.0f * sxz - rt0.z - rt2.x, 2.0f * syz - rt1.z - rt2.y,
+                      0.0f, 0.0f);
+  float8 diag = (float8)(4.0f * gxx, 4.0f * gyy, 4.0f * gzz, gxx + gyy, gxx + gzz, gyy + gzz, 0.0f, 0.0f);
   float3 g_sum = (float3)(sx, sy, sz);
   const uint gc = P->ghost_viscosity ? min(gcount[i], (uint)P->max_ghost_neighbours) : 0u;
   for (uint k = 0; k < gc; ++k) {
@@ -457,13 +496,16 @@ __kernel void conf_pos_lambda(int n, __global const float4* x, __global const fl
   dl.s67 = (float2)(0.0f);
   lambda[i] = l + dl;
   dlambda[i] = dl;
+  pconst[i] = (float4)(g_sum, P->beta / fmax((float)(cnt + (int)gc), P->rest_neighbours));
 }
 
+// x_i += (beta / n_i) sum_j J~_ji^T dl_j (3.18) with the pair terms of conf_pos_lambda (same
+// positions): -A(s_i)^T dl_i - V_i sum_j A(grad W_ij)^T dl_j, as in conf_vel_apply. Then the
+// walls and their friction.
 __kernel void conf_pos_apply(int n, __global const float4* x, __global float4* x_out,
                              __global const uint* flags, __global const uint* nbr,
-                             __global const uint* ncount, __global const uint* gnbr,
-                             __global const uint* gcount, __global const float4* xg,
-                             __global const float* gvol, __global const float* density,
+                             __global const uint* ncount, __global const float2* pair,
+                             __global const float4* pconst, __global const float* density,
                              __global const float8* dlambda, P_CONST P,
                              __global float4* contact, __global const float4* anchor,
                              __global const float4* x0) {
@@ -473,11 +515,10 @@ __kernel void conf_pos_apply(int n, __global const float4* x, __global float4* x
     x_out[i] = x[i];
     return;
   }
-  float count;
-  const float3 xi = x[i].xyz;
-  const float3 d = conf_correction(i, n, xi, particle_volume(density[i], P), dlambda[i], x, nbr,
-                                   ncount, gnbr, gcount, xg, gvol, density, dlambda, P, &count);
-  float3 p = xi + (P->beta / count) * d;
+  const float3 acc = pair_sym_t_sum(i, n, x, nbr, ncount, pair, dlambda, P);
+  const float4 pc = pconst[i];
+  const float3 d = -voigt_sym_t(pc.xyz, dlambda[i]) - particle_volume(density[i], P) * acc;
+  float3 p = x[i].xyz + pc.w * d;
   float3 nrm = (float3)(0.0f);
   float4 wall = contact[i];
   const float3 before = p;

@@ -23,6 +23,7 @@ Expected<std::unique_ptr<ConstraintSet>> Conformation::create(const ClRuntime& r
   if (err == CL_SUCCESS) set->rot_ = cl::Buffer(rt.context(), CL_MEM_READ_WRITE, cap * 16, nullptr, &err);
   if (err == CL_SUCCESS) set->spin_ = cl::Buffer(rt.context(), CL_MEM_READ_WRITE, cap * 16, nullptr, &err);
   if (err == CL_SUCCESS) set->vconst_ = cl::Buffer(rt.context(), CL_MEM_READ_WRITE, cap * 64, nullptr, &err);
+  if (err == CL_SUCCESS) set->pconst_ = cl::Buffer(rt.context(), CL_MEM_READ_WRITE, cap * 16, nullptr, &err);
   if (err == CL_SUCCESS) set->prev_ = cl::Buffer(rt.context(), CL_MEM_READ_WRITE, cap * 16, nullptr, &err);
   if (err == CL_SUCCESS) set->lambda_cur_ = cl::Buffer(rt.context(), CL_MEM_READ_WRITE, cap * 32, nullptr, &err);
   if (err == CL_SUCCESS) set->lambda_prev_ = cl::Buffer(rt.context(), CL_MEM_READ_WRITE, cap * 32, nullptr, &err);
@@ -69,10 +70,10 @@ void Conformation::velocity_phase(SolverContext& ctx) {
   }
   for (int it = 0; it < m.velocity_iterations; ++it) {
     if (rho2 > 0) L.record(L.queue().enqueueCopyBuffer(lambda_, lambda_cur_, 0, 0, n * 32));
-    L.run(vel_lambda_, s.n, s.n, s.v.a, s.flags.a, s.conf.a, s.nbr, s.nbr_count, s.pair, vconst_,
-          s.params, lambda_, dlambda_);
-    L.run(vel_apply_, s.n, s.n, s.x0.a, s.v.a, s.v.b, s.flags.a, s.nbr, s.nbr_count, s.pair,
-          vconst_, s.density, dlambda_, s.params);
+    L.run(vel_lambda_, s.n, s.n, s.x.a, s.v.a, s.flags.a, s.conf.a, s.nbr, s.nbr_count, s.pair,
+          vconst_, s.params, lambda_, dlambda_);
+    L.run(vel_apply_, s.n, s.n, s.x.a, s.x0.a, s.v.a, s.v.b, s.flags.a, s.nbr, s.nbr_count,
+          s.pair, vconst_, s.density, dlambda_, s.params);
     if (s.ng > 0 && s.ghost_viscosity) {
       L.run(reaction_, s.ng, s.ng, s.xg, s.g_flags, s.g_nbr, s.g_nbr_count, s.x.a, s.nbr_count,
             s.gnbr_count, s.g_volume, dlambda_, scale, s.params, s.g_impulse);
@@ -92,9 +93,10 @@ void Conformation::project(SolverContext& ctx) {
   DeviceState& s = ctx.s;
   Launcher& L = ctx.launch;
   L.run(pos_lambda_, s.n, s.n, s.x.a, s.x0.a, s.flags.a, s.conf.a, s.nbr, s.nbr_count, s.gnbr,
-        s.gnbr_count, s.xg, s.xg0, s.g_volume, s.density, rot_, s.params, lambda_, dlambda_);
-  L.run(pos_apply_, s.n, s.n, s.x.a, s.x.b, s.flags.a, s.nbr, s.nbr_count, s.gnbr, s.gnbr_count,
-        s.xg, s.g_volume, s.density, dlambda_, s.params, s.contact, s.anchor.a, s.x0.a);
+        s.gnbr_count, s.xg, s.xg0, s.g_volume, s.density, rot_, s.params, lambda_, dlambda_,
+        s.pair, pconst_);
+  L.run(pos_apply_, s.n, s.n, s.x.a, s.x.b, s.flags.a, s.nbr, s.nbr_count, s.pair, pconst_,
+        s.density, dlambda_, s.params, s.contact, s.anchor.a, s.x0.a);
   if (s.ng > 0 && s.ghost_viscosity) {
     const float scale = 1.0f / s.dt;  // a position sweep's share: m dx / dt
     L.run(reaction_, s.ng, s.ng, s.xg, s.g_flags, s.g_nbr, s.g_nbr_count, s.x.a, s.nbr_count,

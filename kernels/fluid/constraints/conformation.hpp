@@ -22,7 +22,7 @@ class Conformation final : public ConstraintSet {
   void reset_lambda(SolverContext& ctx);
   cl::Kernel vel_begin_, vel_setup_, mix_, mix8_, vel_lambda_, vel_apply_, vel_finish_, pos_lambda_,
       pos_apply_, reaction_, update_;
-  cl::Buffer lambda_, dlambda_, rot_, spin_, vconst_, prev_, lambda_cur_, lambda_prev_;
+  cl::Buffer lambda_, dlambda_, rot_, spin_, vconst_, pconst_, prev_, lambda_cur_, lambda_prev_;
 };
 
 }  // namespace sonoflow::fluid
