@@ -353,44 +353,35 @@ __kernel void conf_vel_finish(int n, __global float4* x, __global const float4* 
 
 // ---- position level ----------------------------------------------------------------------------
 
-// Rotational part of A (columns a0, a1, a2) by the iteration of Mueller et al. 2016,
-// warm-started from q. The rotation changes little between sweeps, so each step uses the
-// small-angle quaternion (omega / 2, 1) instead of sin/cos of the axis-angle form.
-inline float4 extract_rotation(float3 a0, float3 a1, float3 a2, float4 q, int iterations) {
-  for (int k = 0; k < iterations; ++k) {
-    const float3 r0 = quat_rotate(q, (float3)(1.0f, 0.0f, 0.0f));
-    const float3 r1 = quat_rotate(q, (float3)(0.0f, 1.0f, 0.0f));
-    const float3 r2 = quat_rotate(q, (float3)(0.0f, 0.0f, 1.0f));
-    const float denom = fabs(dot(r0, a0) + dot(r1, a1) + dot(r2, a2)) + 1e-20f;
-    const float3 omega = (cross(r0, a0) + cross(r1, a1) + cross(r2, a2)) / denom;
-    const float4 dq = (float4)(0.5f * omega, 1.0f);
-    q = quat_mul(dq, q);
-    q *= rsqrt(dot(q, q));
-  }
-  return q;
-}
-
-// One neighbour pass at the current positions gives the rotation and the constraint. With
-// p_j = x_j - x_i, p0_j = x0_j - x0_i (i itself sits at p = 0) and g_j = V_j grad W_ij:
-//   shape matching (3.14)  A = sum p p0^T - N c c0^T
+// The position sweep's multipliers come from two passes: conf_pos_sums reduces i's
+// neighbourhood to a few sums (one neighbour loop), conf_pos_solve turns them into the rotation,
+// the constraint and dlambda, for 8 particles at a time in float8 lanes (the rotation
+// iteration is long and serial per particle; PoCL does not vectorise it across work-items).
+// With p_j = x_j - x_i, p0_j = x0_j - x0_i (i sits at p = 0) and g_j = V_j grad W_ij:
+//   shape matching (3.14)  A = sum p p0^T - N c c0^T   (fluid neighbours)
 //   constraint (3.16)      sum_j A(g_j) (p_j - R p0_j) = Voigt(M + M^T),  M = S - R T,
-//                          S = sum p g^T, T = sum p0 g^T
-// so R is applied to the sums after the loop. The pair factors f_ij go to `pair` and
-// s_i = sum_j g_j (+ ghosts) with beta / n_i to `pconst` for conf_pos_apply at the same positions.
-__kernel void conf_pos_lambda(int n, __global const float4* x, __global const float4* x0,
-                              __global const uint* flags, __global const float8* conf,
-                              __global const uint* nbr, __global const uint* ncount,
-                              __global const uint* gnbr, __global const uint* gcount,
-                              __global const float4* xg, __global const float4* xg0,
-                              __global const float* gvol, __global const float* density,
-                              __global float4* restrict rot, P_CONST P,
-                              __global float8* restrict lambda, __global float8* restrict dlambda,
-                              __global float2* restrict pair, __global float4* restrict pconst) {
+//                          S = sum p g^T, T = sum p0 g^T  (fluid neighbours and ghosts)
+// so R is applied to the sums. Per-particle planes (`plane` floats each, a multiple of 8):
+// sums (PSUM_PLANES), the rotation (x, y, z, w) and the multipliers (6).
+#define PSUM_A 0      // 9: A row-major (A_ab = sum p_a p0_b - N c_a c0_b)
+#define PSUM_S 9      // 6: S in Voigt order (symmetric: g is parallel to p)
+#define PSUM_T 15     // 9: T row-major (T_ab = sum p0_a g_b)
+#define PSUM_G2 24    // 3: sum g_x^2, g_y^2, g_z^2 (fluid)
+#define PSUM_G 27     // 3: s_i = sum g (fluid and ghosts)
+#define PSUM_COEF 30  // 1: beta / n_i
+#define PSUM_PLANES 31
+
+__kernel void conf_pos_sums(int n, int plane, __global const float4* x,
+                            __global const float4* x0, __global const uint* flags,
+                            __global const uint* nbr, __global const uint* ncount,
+                            __global const uint* gnbr, __global const uint* gcount,
+                            __global const float4* xg, __global const float4* xg0,
+                            __global const float* gvol, __global const float* density, P_CONST P,
+                            __global float2* restrict pair, __global float* restrict sums) {
   const int i = get_global_id(0);
   if (i >= n) return;
   if (flags[i] & FLAG_DEAD) {
-    dlambda[i] = (float8)(0.0f);
-    pconst[i] = (float4)(0.0f);
+    for (int c = 0; c < PSUM_PLANES; ++c) sums[c * plane + i] = 0.0f;
     return;
   }
   const float3 xi = x[i].xyz;
@@ -455,48 +446,167 @@ __kernel void conf_pos_lambda(int n, __global const float4* x, __global const fl
     sy += gy;
     sz += gz;
   }
-  // Best-fit rotation R_i of the neighbourhood from x0 to x (3.14), warm-started from the last
-  // sweep.
-  float4 q = (float4)(0.0f, 0.0f, 0.0f, 1.0f);
-  if (P->corotation) {
-    const float inv = 1.0f / (float)(cnt + 1);
-    const float3 pc = (float3)(px, py, pz);
-    q = extract_rotation((float3)(a00, a10, a20) - pc * (qx * inv), (float3)(a01, a11, a21) - pc * (qy * inv),
-                         (float3)(a02, a12, a22) - pc * (qz * inv), rot[i], 3);
-    rot[i] = q;
-  }
-  const float3 e0 = quat_rotate(q, (float3)(1.0f, 0.0f, 0.0f));
-  const float3 e1 = quat_rotate(q, (float3)(0.0f, 1.0f, 0.0f));
-  const float3 e2 = quat_rotate(q, (float3)(0.0f, 0.0f, 1.0f));
-  // (R T)_ab = sum_c R_ac T_cb, R_ac = e_c.a; rows of T: t_c = (T_c0, T_c1, T_c2).
-  const float3 tr0 = (float3)(t00, t01, t02), tr1 = (float3)(t10, t11, t12), tr2 = (float3)(t20, t21, t22);
-  const float3 rt0 = e0.x * tr0 + e1.x * tr1 + e2.x * tr2;  // row x of R T
-  const float3 rt1 = e0.y * tr0 + e1.y * tr1 + e2.y * tr2;
-  const float3 rt2 = e0.z * tr0 + e1.z * tr1 + e2.z * tr2;
-  // M = S - R T; c = Voigt(M + M^T)
-  float8 c = (float8)(2.0f * (sxx - rt0.x), 2.0f * (syy - rt1.y), 2.0f * (szz - rt2.z),
-                      2.0f * sxy - rt0.y - rt1.x, 2.0f * sxz - rt0.z - rt2.x, 2.0f * syz - rt1.z - rt2.y,
-                      0.0f, 0.0f);
-  float8 diag = (float8)(4.0f * gxx, 4.0f * gyy, 4.0f * gzz, gxx + gyy, gxx + gzz, gyy + gzz, 0.0f, 0.0f);
-  float3 g_sum = (float3)(sx, sy, sz);
+  // Hand ghosts (viscous coupling only) enter S, T and s like fluid neighbours that take no
+  // correction: p = x_g - x_i, p0 = x0_g - x0_i.
   const uint gc = P->ghost_viscosity ? min(gcount[i], (uint)P->max_ghost_neighbours) : 0u;
   for (uint k = 0; k < gc; ++k) {
     const uint gi = NBR(gnbr, i, k, n, P->max_ghost_neighbours);
-    const float3 r = xi - xg[gi].xyz;
-    const float3 g = gvol[gi] * kernel_grad(r, dot(r, r), P);
-    const float3 rest = quat_rotate(q, xg0[gi].xyz - x0i);
-    c += voigt_sym(-r - rest, g);
-    g_sum += g;
+    const float3 p = xg[gi].xyz - xi;
+    const float3 p0 = xg0[gi].xyz - x0i;
+    const float3 g = gvol[gi] * kernel_grad(-p, dot(p, p), P);
+    sxx += p.x * g.x;
+    syy += p.y * g.y;
+    szz += p.z * g.z;
+    sxy += p.x * g.y;
+    sxz += p.x * g.z;
+    syz += p.y * g.z;
+    t00 += p0.x * g.x;
+    t01 += p0.x * g.y;
+    t02 += p0.x * g.z;
+    t10 += p0.y * g.x;
+    t11 += p0.y * g.y;
+    t12 += p0.y * g.z;
+    t20 += p0.z * g.x;
+    t21 += p0.z * g.y;
+    t22 += p0.z * g.z;
+    sx += g.x;
+    sy += g.y;
+    sz += g.z;
   }
-  c = conf[i] - voigt_identity() + c;
-  diag += voigt_sym_diag(g_sum);
+  const float inv = 1.0f / (float)(cnt + 1);
+  const float out[PSUM_PLANES] = {
+      a00 - px * qx * inv, a01 - px * qy * inv, a02 - px * qz * inv,
+      a10 - py * qx * inv, a11 - py * qy * inv, a12 - py * qz * inv,
+      a20 - pz * qx * inv, a21 - pz * qy * inv, a22 - pz * qz * inv,
+      sxx, syy, szz, sxy, sxz, syz,
+      t00, t01, t02, t10, t11, t12, t20, t21, t22,
+      gxx, gyy, gzz, sx, sy, sz,
+      P->beta / fmax((float)(cnt + (int)gc), P->rest_neighbours)};
+  for (int c = 0; c < PSUM_PLANES; ++c) sums[c * plane + i] = out[c];
+}
+
+// One step of the rotation extraction of Mueller et al. 2016 on the unit quaternion q (float8
+// lanes): omega = sum_c r_c x a_c / |sum_c r_c . a_c| over the columns r_c of R(q) and a_c of A;
+// the rotation changes little between sweeps, so the step uses the small-angle quaternion
+// (omega / 2, 1) and renormalises.
+inline void rotation_step(float8* qx, float8* qy, float8* qz, float8* qw, const float8* a) {
+  const float8 x = *qx, y = *qy, z = *qz, w = *qw;
+  const float8 r00 = 1.0f - 2.0f * (y * y + z * z), r01 = 2.0f * (x * y - w * z);
+  const float8 r02 = 2.0f * (x * z + w * y), r10 = 2.0f * (x * y + w * z);
+  const float8 r11 = 1.0f - 2.0f * (x * x + z * z), r12 = 2.0f * (y * z - w * x);
+  const float8 r20 = 2.0f * (x * z - w * y), r21 = 2.0f * (y * z + w * x);
+  const float8 r22 = 1.0f - 2.0f * (x * x + y * y);
+  // a[3 * row + col]
+  const float8 ox = (r10 * a[6] - r20 * a[3]) + (r11 * a[7] - r21 * a[4]) + (r12 * a[8] - r22 * a[5]);
+  const float8 oy = (r20 * a[0] - r00 * a[6]) + (r21 * a[1] - r01 * a[7]) + (r22 * a[2] - r02 * a[8]);
+  const float8 oz = (r00 * a[3] - r10 * a[0]) + (r01 * a[4] - r11 * a[1]) + (r02 * a[5] - r12 * a[2]);
+  const float8 d = r00 * a[0] + r10 * a[3] + r20 * a[6] + r01 * a[1] + r11 * a[4] + r21 * a[7] +
+                   r02 * a[2] + r12 * a[5] + r22 * a[8];
+  const float8 h = 0.5f / (fabs(d) + 1e-20f);
+  const float8 hx = h * ox, hy = h * oy, hz = h * oz;
+  // q = (omega / 2, 1) q
+  const float8 nx = x + w * hx + (hy * z - hz * y);
+  const float8 ny = y + w * hy + (hz * x - hx * z);
+  const float8 nz = z + w * hz + (hx * y - hy * x);
+  const float8 nw = w - (hx * x + hy * y + hz * z);
+  const float8 norm = rsqrt(nx * nx + ny * ny + nz * nz + nw * nw);
+  *qx = nx * norm;
+  *qy = ny * norm;
+  *qz = nz * norm;
+  *qw = nw * norm;
+}
+
+// Component k of the float8 vectors of particles i0 .. i0 + 7 (slots past n read slot n - 1).
+inline float8 component8(__global const float8* v, int i0, int n, int k) {
+  __global const float* f = (__global const float*)v;
+#define AT(l) f[8 * min(i0 + (l), n - 1) + k]
+  return (float8)(AT(0), AT(1), AT(2), AT(3), AT(4), AT(5), AT(6), AT(7));
+#undef AT
+}
+
+// Best-fit rotation R_i (3.14), warm-started from the last sweep's (3 steps of the iteration
+// above), then the constraint and the multiplier step (3.17); work-item w solves particles
+// 8w .. 8w + 7 (lanes past n compute on stale sums and write only padding slots).
+__kernel void conf_pos_solve(int n, int plane, __global const uint* flags,
+                             __global const float* sums, __global const float8* conf, P_CONST P,
+                             __global float* restrict rot, __global float* restrict lambda,
+                             __global float8* restrict dlambda, __global float4* restrict pconst) {
+  const int w = get_global_id(0);
+  const int i0 = 8 * w;
+  if (i0 >= n) return;
+#define LIVE(k) ((i0 + (k) < n && !(flags[min(i0 + (k), n - 1)] & FLAG_DEAD)) ? 1.0f : 0.0f)
+  const float8 live = (float8)(LIVE(0), LIVE(1), LIVE(2), LIVE(3), LIVE(4), LIVE(5), LIVE(6), LIVE(7));
+#undef LIVE
+#define SUM(c) (live * vload8(w, sums + (c) * plane))
+  float8 a[9];
+  for (int k = 0; k < 9; ++k) a[k] = SUM(PSUM_A + k);
+  float8 qx = (float8)(0.0f), qy = (float8)(0.0f), qz = (float8)(0.0f), qw = (float8)(1.0f);
+  if (P->corotation) {
+    qx = vload8(w, rot);
+    qy = vload8(w, rot + plane);
+    qz = vload8(w, rot + 2 * plane);
+    qw = vload8(w, rot + 3 * plane);
+    rotation_step(&qx, &qy, &qz, &qw, a);
+    rotation_step(&qx, &qy, &qz, &qw, a);
+    rotation_step(&qx, &qy, &qz, &qw, a);
+    vstore8(qx, w, rot);
+    vstore8(qy, w, rot + plane);
+    vstore8(qz, w, rot + 2 * plane);
+    vstore8(qw, w, rot + 3 * plane);
+  }
+  const float8 r00 = 1.0f - 2.0f * (qy * qy + qz * qz), r01 = 2.0f * (qx * qy - qw * qz);
+  const float8 r02 = 2.0f * (qx * qz + qw * qy), r10 = 2.0f * (qx * qy + qw * qz);
+  const float8 r11 = 1.0f - 2.0f * (qx * qx + qz * qz), r12 = 2.0f * (qy * qz - qw * qx);
+  const float8 r20 = 2.0f * (qx * qz - qw * qy), r21 = 2.0f * (qy * qz + qw * qx);
+  const float8 r22 = 1.0f - 2.0f * (qx * qx + qy * qy);
+  const float8 t00 = SUM(PSUM_T), t01 = SUM(PSUM_T + 1), t02 = SUM(PSUM_T + 2);
+  const float8 t10 = SUM(PSUM_T + 3), t11 = SUM(PSUM_T + 4), t12 = SUM(PSUM_T + 5);
+  const float8 t20 = SUM(PSUM_T + 6), t21 = SUM(PSUM_T + 7), t22 = SUM(PSUM_T + 8);
+  // M = S - R T, (R T)_ab = sum_c R_ac T_cb; c = Voigt(M + M^T)
+  const float8 rt00 = r00 * t00 + r01 * t10 + r02 * t20, rt01 = r00 * t01 + r01 * t11 + r02 * t21;
+  const float8 rt02 = r00 * t02 + r01 * t12 + r02 * t22, rt10 = r10 * t00 + r11 * t10 + r12 * t20;
+  const float8 rt11 = r10 * t01 + r11 * t11 + r12 * t21, rt12 = r10 * t02 + r11 * t12 + r12 * t22;
+  const float8 rt20 = r20 * t00 + r21 * t10 + r22 * t20, rt21 = r20 * t01 + r21 * t11 + r22 * t21;
+  const float8 rt22 = r20 * t02 + r21 * t12 + r22 * t22;
+  float8 c[6];
+  c[0] = 2.0f * (SUM(PSUM_S) - rt00);
+  c[1] = 2.0f * (SUM(PSUM_S + 1) - rt11);
+  c[2] = 2.0f * (SUM(PSUM_S + 2) - rt22);
+  c[3] = 2.0f * SUM(PSUM_S + 3) - rt01 - rt10;
+  c[4] = 2.0f * SUM(PSUM_S + 4) - rt02 - rt20;
+  c[5] = 2.0f * SUM(PSUM_S + 5) - rt12 - rt21;
+  // diag(J J^T) = diag of the fluid rows + voigt_sym_diag(s)
+  const float8 gx = SUM(PSUM_G), gy = SUM(PSUM_G + 1), gz = SUM(PSUM_G + 2);
+  const float8 hxx = SUM(PSUM_G2) + gx * gx, hyy = SUM(PSUM_G2 + 1) + gy * gy;
+  const float8 hzz = SUM(PSUM_G2 + 2) + gz * gz;
+  const float8 diag[6] = {4.0f * hxx, 4.0f * hyy, 4.0f * hzz, hxx + hyy, hxx + hzz, hyy + hzz};
+  const float coef_rest = P->beta / P->rest_neighbours;  // unused lanes: any finite value
+  const float8 coef = SUM(PSUM_COEF) + (1.0f - live) * coef_rest;
+#undef SUM
   const float at = P->alpha * P->inv_dt * P->inv_dt;
-  const float8 l = lambda[i];
-  float8 dl = (-c - at * l) / (diag + at + 1e-12f);
-  dl.s67 = (float2)(0.0f);
-  lambda[i] = l + dl;
-  dlambda[i] = dl;
-  pconst[i] = (float4)(g_sum, P->beta / fmax((float)(cnt + (int)gc), P->rest_neighbours));
+  // dlambda_k = (-C_k - at lambda_k) / (diag_k + at), C = q0 - I + c; a dead particle gets 0.
+  float8 dl[6];
+  for (int k = 0; k < 6; ++k) {
+    const float8 q0 = component8(conf, i0, n, k) - (k < 3 ? 1.0f : 0.0f);
+    const float8 l = vload8(w, lambda + k * plane);
+    dl[k] = live * (-(q0 + c[k]) - at * l) / (diag[k] + at + 1e-12f);
+    vstore8(l + dl[k], w, lambda + k * plane);
+  }
+  // Back to one float8 (dlambda) and one float4 (s_i, beta / n_i) per particle.
+#define STORE_LANE(l, s)                                                                   \
+  if (i0 + l < n) {                                                                        \
+    dlambda[i0 + l] = (float8)(dl[0].s, dl[1].s, dl[2].s, dl[3].s, dl[4].s, dl[5].s, 0.0f, 0.0f); \
+    pconst[i0 + l] = (float4)(gx.s, gy.s, gz.s, coef.s);                                   \
+  }
+  STORE_LANE(0, s0)
+  STORE_LANE(1, s1)
+  STORE_LANE(2, s2)
+  STORE_LANE(3, s3)
+  STORE_LANE(4, s4)
+  STORE_LANE(5, s5)
+  STORE_LANE(6, s6)
+  STORE_LANE(7, s7)
+#undef STORE_LANE
 }
 
 // x_i += (beta / n_i) sum_j J~_ji^T dl_j (3.18) with the pair terms of conf_pos_lambda (same
@@ -567,7 +677,8 @@ inline int voigt_index(int a, int b) {
 __kernel void conf_update(int n, __global const float4* x, __global const float4* x0,
                           __global const uint* flags, __global float8* conf,
                           __global const uint* nbr, __global const uint* ncount,
-                          __global const float* density, __global const float4* rot, P_CONST P) {
+                          __global const float* density, __global const float* rot, int plane,
+                          P_CONST P) {
   const int i = get_global_id(0);
   if (i >= n) return;
   if (flags[i] & FLAG_DEAD) return;
@@ -578,7 +689,8 @@ __kernel void conf_update(int n, __global const float4* x, __global const float4
   // L = corotational velocity gradient + the spin of R over the substep.
   const float3 xi = x[i].xyz;
   const float3 x0i = x0[i].xyz;
-  const float4 q = P->corotation ? rot[i] : (float4)(0.0f, 0.0f, 0.0f, 1.0f);
+  const float4 q = P->corotation ? (float4)(rot[i], rot[plane + i], rot[2 * plane + i], rot[3 * plane + i])
+                                 : (float4)(0.0f, 0.0f, 0.0f, 1.0f);
   float L[3][3] = {{0.0f}};
   const uint cnt = min(ncount[i], (uint)P->max_neighbours);
   for (uint k = 0; k < cnt; ++k) {
