@@ -14,6 +14,7 @@ status.path = "$work/status"
 control.socket = "$work/control.sock"
 recorder.directory = "$work/sessions"
 scene.file = "$here/config/scenes/stir-honey.toml"
+fluid.materials_dir = "$here/config/materials"
 EOF
 
 cat <<EOF

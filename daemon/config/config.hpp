@@ -69,6 +69,7 @@ struct Config {
     double max_intensity = 0.8;       // per focus, fraction of the array's full output
     double max_total_power = 1.0;     // sum of squared focus intensities per sample
     int stale_after_ms = 50;          // no fresh hand frame for this long: fade
+    int field_stale_after_ms = 200;   // no fresh contact field for this long: fade
     int fade_ms = 20;                 // ramp to silence
     int device_watchdog_ms = 20;      // the array holds its last sample this long, then fades
   } safety;

@@ -106,6 +106,8 @@ std::vector<KeyInfo> config_keys(Config& c) {
                    "cap on the sum of squared focus intensities per sample (1 = one full focus)"));
   k.push_back(integer("safety.stale_after_ms", &c.safety.stale_after_ms, 5, 95, "ms", restart,
                       "no fresh hand frame for this long starts the fade to silence"));
+  k.push_back(integer("safety.field_stale_after_ms", &c.safety.field_stale_after_ms, 20, 1000, "ms",
+                      restart, "no fresh contact field for this long (the fluid stopped) starts the fade"));
   k.push_back(integer("safety.fade_ms", &c.safety.fade_ms, 1, 95, "ms", restart,
                       "length of the ramp to silence"));
   k.push_back(integer("safety.device_watchdog_ms", &c.safety.device_watchdog_ms, 1, 1000, "ms",

@@ -27,7 +27,7 @@ void HapticStage::tick(const rt::LoopTick& tick) noexcept {
   const bool stopping = stopping_.load(std::memory_order_acquire);
   const bool hand_fresh = have_hand_ && hand.hand_count > 0 &&
                           now - hand.receive_time_ns <= timing_.stale_after_ns;
-  const bool field_fresh = field_arrival_ns_ >= 0 && now - field_arrival_ns_ <= timing_.stale_after_ns;
+  const bool field_fresh = field_arrival_ns_ >= 0 && now - field_arrival_ns_ <= timing_.field_stale_after_ns;
   const bool fresh = hand_fresh && field_fresh;
   if (was_fresh_ && !fresh) ++stale_fades_;
   was_fresh_ = fresh;

@@ -2,8 +2,9 @@
 // Haptic stage (1 kHz): each tick renders the millisecond that will play `lookahead` from now,
 // from the newest hand pose and contact field, passes it through the safety gate, and queues
 // it for the stream thread. Silence within 100 ms of tracking loss: a hand frame older than
-// stale_after (or a frame with no hand, or no fresh contact field) starts a fade of fade_ms,
-// and stale_after + fade_ms <= 100 ms is enforced by the config. Real-time safe.
+// stale_after (or a frame with no hand) starts a fade of fade_ms, and stale_after + fade_ms
+// <= 100 ms is enforced by the config. A contact field older than field_stale_after (the fluid
+// stopped) fades too. Real-time safe.
 #include <atomic>
 
 #include "daemon/pipeline/interfaces.hpp"
@@ -18,7 +19,8 @@ namespace sonoflow::daemon {
 struct HapticTiming {
   std::int64_t period_ns = 1'000'000;
   std::int64_t lookahead_ns = 3'000'000;  // block start = tick deadline + lookahead
-  std::int64_t stale_after_ns = 50'000'000;
+  std::int64_t stale_after_ns = 50'000'000;         // hand frames
+  std::int64_t field_stale_after_ns = 200'000'000;  // contact fields (the fluid may run < 90 Hz)
   std::int64_t fade_ns = 20'000'000;
 };
 

@@ -23,7 +23,7 @@ haptics::AmConfig am_config_from(const Config& config) {
   am.modulation_hz = static_cast<float>(config.haptic.am_frequency_hz);
   am.intensity = intensity_from(config);
   // The pipeline's own staleness fade (safety.stale_after_ms) acts first; this is a backstop.
-  am.max_field_age_ns = static_cast<std::int64_t>(config.safety.stale_after_ms) * 1'000'000 * 4;
+  am.max_field_age_ns = static_cast<std::int64_t>(config.safety.field_stale_after_ms) * 1'000'000 * 2;
   return am;
 }
 
@@ -31,7 +31,7 @@ haptics::StmConfig stm_config_from(const Config& config) {
   haptics::StmConfig stm;
   stm.player.speed_m_s = static_cast<float>(config.haptic.stm_speed_m_s);
   stm.player.intensity = intensity_from(config);
-  stm.max_field_age_ns = static_cast<std::int64_t>(config.safety.stale_after_ms) * 1'000'000 * 4;
+  stm.max_field_age_ns = static_cast<std::int64_t>(config.safety.field_stale_after_ms) * 1'000'000 * 2;
   return stm;
 }
 

@@ -58,6 +58,7 @@ Pipeline::Pipeline(const Config& config, rt::Clock& clock, PipelineParts parts,
   timing.period_ns = haptic_period;
   timing.lookahead_ns = static_cast<std::int64_t>(config.stream.lookahead_ms) * 1'000'000;
   timing.stale_after_ns = static_cast<std::int64_t>(config.safety.stale_after_ms) * 1'000'000;
+  timing.field_stale_after_ns = static_cast<std::int64_t>(config.safety.field_stale_after_ms) * 1'000'000;
   timing.fade_ns = static_cast<std::int64_t>(config.safety.fade_ms) * 1'000'000;
   haptic_ = std::make_unique<HapticStage>(parts.renderer, *links_, clock, timing);
   StreamSettings stream;

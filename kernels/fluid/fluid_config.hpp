@@ -5,6 +5,7 @@
 // (origin at the centre of the transducer surface, +z away from the array).
 #include <string>
 
+#include "kernels/fluid/media/media_config.hpp"
 #include "kernels/types/geometry.hpp"
 
 namespace sonoflow::fluid {
@@ -70,6 +71,9 @@ struct Material {
   float wall_friction = 0.0f;    // mu (position-level, static = kinetic)
   float wall_restitution = 0.0f; // 0..1
   float hand_friction = 0.0f;    // mu against the hand ghosts
+
+  // Issue 7 media: phases, per-particle viscosity, heat, density solver, collision, turbulence.
+  MediaSpec media;
 };
 
 // How the tracked hand becomes ghost particles and how its pressure is read out.
@@ -100,6 +104,7 @@ struct FluidConfig {
   float thin_wall = 0.0f;    // m, thinnest solid a particle must not tunnel (v dt < w/2); 0: none
   Material material;
   HandCoupling hand;
+  ToolSpec tool;             // a force-feedback tool in the fluid (issue 7); none by default
   bool profile = false;      // OpenCL profiling events per kernel (benchmarks; allocates per frame)
 };
 

@@ -12,6 +12,9 @@
 #include "kernels/fluid/device/sim_params.hpp"
 #include "kernels/fluid/hand/hand_ghosts.hpp"
 #include "kernels/fluid/material.hpp"
+#include "kernels/fluid/media/media_system.hpp"
+#include "kernels/fluid/media/tool_ghosts.hpp"
+#include "kernels/fluid/media/welding_gun.hpp"
 
 namespace sonoflow::fluid {
 
@@ -69,13 +72,20 @@ struct FluidEngine::Impl {
   std::unique_ptr<Launcher> launch;
   NeighbourSearch search;
   ConstraintSets sets;
+  std::unique_ptr<MediaSystem> media;  // issue 7: phases, heat, viscosity, collisions, wind
   HandGhosts ghosts;
+  ToolGhosts tool;         // issue 7: a force-feedback tool, ghosts after the hand's
+  ToolForce tool_force{};  // its force over the last frame
+  int hand_ghosts = 0;     // hand ghosts this frame (the tool's follow)
+  WeldingGun gun;          // issue 7: hot filler from the hand, when the material has a [gun]
+  std::array<Vec3f, 64> gun_x{}, gun_v{};
   SimParams params{};
   SimParams uploaded{};  // the copy the device reads (kept alive for non-blocking writes)
   bool params_dirty = true;
   float h = 0;
   float epsilon_scale = 0;  // rest-state sum |grad C|^2 (PBF denominator scale)
   float rest_neighbours = 1;
+  float laplacian_scale = 1;  // media: SPH Laplacian calibration on the rest lattice
   int num_cells = 0;
   std::uint64_t frame = 0;
   bool has_hand_lists = false;
@@ -99,7 +109,8 @@ struct FluidEngine::Impl {
       : cfg(c),
         material(c.material),
         ghosts(c.max_ghosts,
-               c.hand.ghost_spacing > 0 ? c.hand.ghost_spacing : c.particle_spacing) {
+               c.hand.ghost_spacing > 0 ? c.hand.ghost_spacing : c.particle_spacing),
+        tool(c.tool, c.hand.ghost_spacing > 0 ? c.hand.ghost_spacing : c.particle_spacing) {
     material.name.reserve(64);  // set_material copies names without allocating
   }
 
@@ -217,13 +228,23 @@ void FluidEngine::Impl::fill_params(double frame_dt) {
   p.domain_max[0] = cfg.domain_max.x;
   p.domain_max[1] = cfg.domain_max.y;
   p.domain_max[2] = cfg.domain_max.z;
+  if (media) {
+    media->configure(m, h, p.rest_volume, epsilon_scale, p.dt);
+    s.media_fields = media->fields_active();
+    // Impulse collisions (media/collision.cl) replace the position-level wall friction and
+    // restitution.
+    if (m.media.collision.model == CollisionModel::Impulse) {
+      p.wall_friction = 0;
+      p.wall_restitution = 0;
+    }
+  }
 }
 
 Status FluidEngine::Impl::allocate() {
   cl::Context& ctx = rt->context();
   cl_int err = CL_SUCCESS;
   const auto cap = static_cast<std::size_t>(cfg.max_particles);
-  const auto gcap = static_cast<std::size_t>(std::max(cfg.max_ghosts, 1));
+  const auto gcap = static_cast<std::size_t>(std::max(cfg.max_ghosts + tool.count(), 1));
   s.capacity = cfg.max_particles;
   s.ghost_capacity = cfg.max_ghosts;
   s.max_neighbours = cfg.max_neighbours;
@@ -268,7 +289,7 @@ Status FluidEngine::Impl::allocate() {
   for (cl::Buffer* b : {&s.g_offset, &s.g_normal_local, &s.xg, &s.xg0, &s.vg, &s.g_normal, &s.g_impulse})
     *b = make_buffer(ctx, gcap * 16, err);
   for (cl::Buffer* b : {&s.j_pos_prev, &s.j_rot_prev, &s.j_pos_new, &s.j_rot_new})
-    *b = make_buffer(ctx, kJointSlots * 16, err);
+    *b = make_buffer(ctx, (kJointSlots + 1) * 16, err);  // the hands' joints + the tool
   s.g_flags = make_buffer(ctx, gcap * 4, err);
   s.g_volume = make_buffer(ctx, gcap * 4, err);
   s.g_nbr = make_buffer(ctx, gcap * 4 * static_cast<std::size_t>(s.max_neighbours), err);
@@ -338,6 +359,9 @@ Status FluidEngine::Impl::calibrate() {
   }
   params.rest_volume = static_cast<float>(v0);
   epsilon_scale = static_cast<float>(sum_g2);
+  laplacian_scale = MediaSystem::calibrate_laplacian(std::span(offsets.data(), lattice),
+                                                     std::span(result.data(), lattice),
+                                                     static_cast<float>(v0), h);
 
   // Wall table by the trapezoid rule on the radial samples.
   const double ds = static_cast<double>(h) / kRadial;
@@ -423,6 +447,12 @@ Expected<std::unique_ptr<FluidEngine>> FluidEngine::create(const FluidConfig& co
     if (!kernel) return kernel.error();
     *k = kernel.value();
   }
+  auto media = MediaSystem::create(*m.rt, m.s, config);
+  if (!media) return media.error();
+  m.media = std::move(media.value());
+  m.media->set_laplacian_scale(m.laplacian_scale);
+  m.fill_params(1.0 / 90.0);  // the media state of the scene's particles needs the material
+  m.params_dirty = true;
   std::unique_ptr<FluidEngine> engine(new FluidEngine(std::move(impl)));
   if (auto err = engine->load_scene(Scene{})) return *err;
   return engine;
@@ -479,6 +509,7 @@ Status FluidEngine::load_scene(const Scene& scene) {
     }
   }
   m.params_dirty = true;
+  m.media->restart_regions();  // the material's layout regions apply to the new particles
   // Every particle goes; ids restart at 0.
   m.rt->queue().finish();
   m.s.n = 0;
@@ -505,7 +536,7 @@ Status FluidEngine::load_scene(const Scene& scene) {
           const Vec3f& w = b.angular_velocity;
           const Vec3f vel{b.velocity.x + w.y * r.z - w.z * r.y, b.velocity.y + w.z * r.x - w.x * r.z,
                           b.velocity.z + w.x * r.y - w.y * r.x};
-          if (emit(std::span(&pos, 1), std::span(&vel, 1)) != 1)
+          if (emit(std::span(&pos, 1), std::span(&vel, 1), b.media) != 1)
             return FluidError{FluidErrc::CapacityExceeded,
                               "the scene needs more than max_particles = " +
                                   std::to_string(m.cfg.max_particles) + " particles"};
@@ -522,6 +553,7 @@ Status FluidEngine::set_material(const Material& material) {
   const bool was_clay = m.material.model == MaterialModel::Clay;
   const bool had_memory = m.travel().conformation;
   m.material = material;
+  m.media->restart_regions();  // the preset's layout, if it has one
   if (!had_memory && m.travel().conformation) m.reset_conformation();  // Q was not kept
   if (!was_clay && material.model == MaterialModel::Clay) {
     // Bonds start empty: clear every slot's bond table.
@@ -548,6 +580,11 @@ void FluidEngine::set_alpha(float alpha) {
 }
 
 int FluidEngine::emit(std::span<const Vec3f> positions, std::span<const Vec3f> velocities) {
+  return emit(positions, velocities, ParticleMedia{});
+}
+
+int FluidEngine::emit(std::span<const Vec3f> positions, std::span<const Vec3f> velocities,
+                      const ParticleMedia& media) {
   Impl& m = *impl_;
   int accepted = 0;
   for (std::size_t k = 0; k < positions.size(); ++k) {
@@ -562,6 +599,7 @@ int FluidEngine::emit(std::span<const Vec3f> positions, std::span<const Vec3f> v
     m.emit_x[e] = {p.x, p.y, p.z, 0};
     m.emit_v[e] = {v.x, v.y, v.z, 0};
     m.emit_id[e] = m.free_ids.back();
+    m.media->stage(e, media);
     m.free_ids.pop_back();
     ++accepted;
   }
@@ -586,6 +624,7 @@ void FluidEngine::Impl::apply_emissions() {
   launch->record(q.enqueueWriteBuffer(s.id.a, CL_FALSE, first * 4, k * 4, emit_id.data()));
   launch->run(init_particles, emit_count, s.n, emit_count, s.id.a, s.flags.a, s.conf.a, s.anchor.a,
               s.bond_id.a, s.slot_of_id);
+  media->upload(*launch, s.n, emit_count);  // after init_particles: it may flag solids
   s.n += emit_count;
   emit_count = 0;
   // The writes read emit_* until they execute; the next emit happens after the frame's finish.
@@ -624,10 +663,12 @@ void FluidEngine::Impl::substep(float s0, float s1) {
   L.fill(s.lambda_sum, static_cast<std::size_t>(s.n) * 4);
   L.fill(s.contact, static_cast<std::size_t>(s.n) * 16);
   search.build_lists(L, s);
+  media->begin_substep(L, s);
 
   SolverContext ctx{s, L, material};
   for (auto& set : sets)
     if (set->active(material)) set->begin_substep(ctx);
+  media->velocity_phase(L, s);
   for (auto& set : sets)
     if (set->active(material)) set->velocity_phase(ctx);
   for (int it = 0; it < material.iterations; ++it) {
@@ -644,6 +685,7 @@ void FluidEngine::Impl::substep(float s0, float s1) {
   }
   for (auto& set : sets)
     if (set->active(material)) set->end_substep(ctx);
+  media->end_substep(L, s);
 }
 
 void FluidEngine::step_frame(const HandFrame& newest, const HandFrame* previous, double frame_dt,
@@ -660,6 +702,21 @@ void FluidEngine::step_frame(const HandFrame& newest, const HandFrame* previous,
     m.fill_params(frame_dt);
     m.upload_params();
   }
+  if (m.material.media.gun.enabled) {  // the welding gun follows the hand
+    HeatSource arc;
+    const GunSpec& gun = m.material.media.gun;
+    const int k = m.gun.frame(newest, frame_dt, gun, m.cfg.particle_spacing, m.gun_x, m.gun_v, arc);
+    const float room = gun.fill_limit * static_cast<float>(m.cfg.max_particles) -
+                       static_cast<float>(m.s.n + m.emit_count);
+    if (k > 0 && room >= static_cast<float>(k)) {
+      ParticleMedia filler;
+      filler.temperature = gun.temperature;
+      emit(std::span(m.gun_x.data(), static_cast<std::size_t>(k)),
+           std::span(m.gun_v.data(), static_cast<std::size_t>(k)), filler);
+    }
+    m.media->set_heat_source(arc);
+  }
+  m.media->begin_frame(L, m.s);
 
   // Removals and emissions queued since the last frame.
   if (m.remove_count > 0 && m.s.n > 0) {
@@ -681,8 +738,22 @@ void FluidEngine::step_frame(const HandFrame& newest, const HandFrame* previous,
     m.ghosts.joint_poses(newest, previous, m.cfg.hand.teleport_distance);
     m.s.ng = m.ghosts.count();
   }
-  if (m.s.ng > 0) {
-    const auto g = static_cast<std::size_t>(m.s.ng);
+  m.hand_ghosts = m.s.ng;
+  if (m.tool.posed() && m.tool.count() > 0) {  // the tool's ghosts follow the hand's
+    const auto first = static_cast<std::size_t>(m.s.ng);
+    const auto t = static_cast<std::size_t>(m.tool.count());
+    L.record(q.enqueueFillBuffer(m.s.g_joint, cl_int{kToolSlot}, first * 4, t * 4));
+    L.record(q.enqueueWriteBuffer(m.s.g_offset, CL_FALSE, first * 16, t * 16, m.tool.offset().data()));
+    L.record(q.enqueueWriteBuffer(m.s.g_normal_local, CL_FALSE, first * 16, t * 16, m.tool.normal().data()));
+    const std::size_t at = kToolSlot * sizeof(Float4);
+    L.record(q.enqueueWriteBuffer(m.s.j_pos_prev, CL_FALSE, at, 16, &m.tool.pos_prev()));
+    L.record(q.enqueueWriteBuffer(m.s.j_rot_prev, CL_FALSE, at, 16, &m.tool.rot_prev()));
+    L.record(q.enqueueWriteBuffer(m.s.j_pos_new, CL_FALSE, at, 16, &m.tool.pos_new()));
+    L.record(q.enqueueWriteBuffer(m.s.j_rot_new, CL_FALSE, at, 16, &m.tool.rot_new()));
+    m.s.ng += m.tool.count();
+  }
+  if (m.hand_ghosts > 0) {
+    const auto g = static_cast<std::size_t>(m.hand_ghosts);
     L.record(q.enqueueWriteBuffer(m.s.g_joint, CL_FALSE, 0, g * 4, m.ghosts.joint_slot().data()));
     L.record(q.enqueueWriteBuffer(m.s.g_offset, CL_FALSE, 0, g * 16, m.ghosts.offset().data()));
     L.record(q.enqueueWriteBuffer(m.s.g_normal_local, CL_FALSE, 0, g * 16, m.ghosts.normal().data()));
@@ -691,8 +762,8 @@ void FluidEngine::step_frame(const HandFrame& newest, const HandFrame* previous,
     L.record(q.enqueueWriteBuffer(m.s.j_rot_prev, CL_FALSE, 0, jb, m.ghosts.rot_prev().data()));
     L.record(q.enqueueWriteBuffer(m.s.j_pos_new, CL_FALSE, 0, jb, m.ghosts.pos_new().data()));
     L.record(q.enqueueWriteBuffer(m.s.j_rot_new, CL_FALSE, 0, jb, m.ghosts.rot_new().data()));
-    L.fill(m.s.g_impulse, g * 16);
   }
+  if (m.s.ng > 0) L.fill(m.s.g_impulse, static_cast<std::size_t>(m.s.ng) * 16);
 
   const int substeps = std::max(1, m.material.substeps);
   for (int k = 0; k < substeps; ++k) {
@@ -702,8 +773,9 @@ void FluidEngine::step_frame(const HandFrame& newest, const HandFrame* previous,
 
   // Read-back: statistics and the ghosts' impulses; nothing else leaves the device.
   L.run(m.stats_kernel, kStatLanes, m.s.n, m.s.x.a, m.s.v.a, m.s.flags.a, m.s.density,
-        m.s.nbr_count, m.s.lambda_sum, m.s.contact, m.s.params, m.s.stats);
+        m.s.nbr_count, m.s.lambda_sum, m.s.contact, m.s.params, m.s.stats, m.s.media_weight);
   L.record(q.enqueueReadBuffer(m.s.stats, CL_FALSE, 0, m.stats_host.size() * 4, m.stats_host.data()));
+  m.media->enqueue_stats(L, m.s);
   if (m.s.ng > 0) {
     L.record(q.enqueueReadBuffer(m.s.g_impulse, CL_FALSE, 0, static_cast<std::size_t>(m.s.ng) * 16,
                                  m.impulse_host.data()));
@@ -714,16 +786,24 @@ void FluidEngine::step_frame(const HandFrame& newest, const HandFrame* previous,
   stats = FluidStats{};
   stats.frame = m.frame;
   m.read_stats(stats);
+  m.media->read_stats(stats.media);
   out.count = 0;
   out.time_ns = newest.capture_time_ns;
   out.hand_frame_id = newest.frame_id;
   out.hand_count = static_cast<std::uint8_t>(std::min<int>(newest.hand_count, kMaxHands));
   for (int h = 0; h < out.hand_count; ++h) out.hand_ids[std::size_t(h)] = newest.hands[std::size_t(h)].hand_id;
   ++out.sequence;
-  if (m.s.ng > 0) {
-    m.ghosts.contact_field(newest, std::span(m.impulse_host.data(), static_cast<std::size_t>(m.s.ng)),
+  if (m.hand_ghosts > 0) {
+    m.ghosts.contact_field(newest, std::span(m.impulse_host.data(), static_cast<std::size_t>(m.hand_ghosts)),
                            frame_dt, m.cfg.hand.array_position, out, stats.hand_force,
                            stats.max_contact_pressure);
+  }
+  m.tool_force = ToolForce{};
+  if (m.s.ng > m.hand_ghosts) {
+    m.tool_force = m.tool.force(std::span(m.impulse_host.data() + m.hand_ghosts,
+                                          static_cast<std::size_t>(m.s.ng - m.hand_ghosts)),
+                                frame_dt);
+    m.tool.advance();
   }
   stats.ghosts = m.s.ng;
   stats.contact_samples = static_cast<int>(out.count);
@@ -850,6 +930,12 @@ void FluidEngine::read_particles(ParticleSnapshot& out) {
     q.enqueueReadBuffer(m.s.density, CL_TRUE, 0, n * 4, density.data());
     q.enqueueReadBuffer(m.s.lambda_sum, CL_TRUE, 0, n * 4, lsum.data());
   }
+  const bool media = m.s.media_fields && n > 0;
+  std::vector<Float4> phase(media ? n : 0), heat(media ? n : 0);
+  if (media) {
+    q.enqueueReadBuffer(m.s.phase.a, CL_TRUE, 0, n * 16, phase.data());
+    q.enqueueReadBuffer(m.s.heat.a, CL_TRUE, 0, n * 16, heat.data());
+  }
   std::vector<std::size_t> order;
   for (std::size_t i = 0; i < n; ++i)
     if (!(flags[i] & 1u)) order.push_back(i);
@@ -862,7 +948,30 @@ void FluidEngine::read_particles(ParticleSnapshot& out) {
     out.velocity.push_back({v[i].x, v[i].y, v[i].z});
     out.density.push_back(density[i]);
     out.pressure.push_back(to_pressure * lsum[i]);
+    if (media) {
+      out.fractions.push_back({phase[i].x, phase[i].y, phase[i].z, phase[i].w});
+      out.temperature.push_back(heat[i].y);
+      out.liquid_fraction.push_back(heat[i].z);
+      out.solid.push_back((flags[i] & 8u) != 0);
+    }
   }
+}
+
+void FluidEngine::set_heat_source(const HeatSource& source) { impl_->media->set_heat_source(source); }
+
+void FluidEngine::set_tool_pose(const ToolPose& pose) {
+  impl_->tool.set_pose(pose, impl_->cfg.hand.teleport_distance);
+}
+
+ToolForce FluidEngine::tool_force() const { return impl_->tool_force; }
+
+std::vector<Vec3f> FluidEngine::wind_at(std::span<const Vec3f> points) {
+  Impl& m = *impl_;
+  if (m.params_dirty) {
+    m.fill_params(m.params.dt > 0 ? m.params.dt * std::max(1, m.material.substeps) : 1.0 / 90.0);
+    m.upload_params();
+  }
+  return m.media->wind_at(*m.rt, *m.launch, points);
 }
 
 }  // namespace sonoflow::fluid

@@ -19,6 +19,7 @@
 // set_material (switches model and every coefficient), emit particles (pouring), remove
 // particles by id. Particles are reordered on the device every substep for locality; their
 // stable ids never change, so read_particles and remove see no reordering.
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -27,6 +28,8 @@
 
 #include "kernels/fluid/expected.hpp"
 #include "kernels/fluid/fluid_config.hpp"
+#include "kernels/fluid/media/media_config.hpp"
+#include "kernels/fluid/media/tool_ghosts.hpp"
 #include "kernels/fluid/scene.hpp"
 #include "kernels/types/contact_field.hpp"
 #include "kernels/types/hand_pose.hpp"
@@ -55,6 +58,7 @@ struct FluidStats {
   float max_contact_pressure = 0;   // Pa, largest sample pressure in the contact field
   int contact_samples = 0;
   int device_errors = 0;            // failed OpenCL calls this frame (should stay 0)
+  MediaStats media;                 // phases and heat (zero unless the material has them)
 };
 
 // Every particle, ordered by stable id (tests, recorder; allocates, not for the 90 Hz path).
@@ -64,6 +68,11 @@ struct ParticleSnapshot {
   std::vector<Vec3f> velocity;
   std::vector<float> density;   // kg/m^3 (last density sweep)
   std::vector<float> pressure;  // Pa, -rho0 sum(kappa lambda) / dt^2 of the last substep
+  // Media (only when the material has phases or heat; empty otherwise):
+  std::vector<std::array<float, kMaxPhases>> fractions;  // volume fraction of each liquid
+  std::vector<float> temperature;      // K
+  std::vector<float> liquid_fraction;  // 0 solid .. 1 liquid
+  std::vector<bool> solid;             // frozen below the solidus
 };
 
 class FluidEngine {
@@ -88,8 +97,23 @@ class FluidEngine {
 
   // Queues particles for the next frame; returns how many fit (the rest are dropped).
   int emit(std::span<const Vec3f> positions, std::span<const Vec3f> velocities);
+  // The same with the media state of the new particles (liquid fractions, temperature): the
+  // welding gun emits hot filler this way.
+  int emit(std::span<const Vec3f> positions, std::span<const Vec3f> velocities,
+           const ParticleMedia& media);
   // Removes particles by stable id at the next frame; unknown ids are ignored.
   void remove(std::span<const std::uint32_t> ids);
+
+  // The Gaussian surface heat source of thermal materials (the welding arc), from the next
+  // frame on; power 0 switches it off.
+  void set_heat_source(const HeatSource& source);
+
+  // The force-feedback tool (config.tool): its pose at the end of the next frame (the frame
+  // sweeps it from the previous pose). Until the first pose the tool is not in the fluid.
+  // tool_force() is the fluid's force on it over the last frame (pressure and viscous drag,
+  // applied back to the fluid: the 1 kHz force servo renders it).
+  void set_tool_pose(const ToolPose& pose);
+  ToolForce tool_force() const;
 
   int particle_count() const;
   float particle_mass() const;  // kg (rest density x calibrated rest volume)
@@ -110,6 +134,8 @@ class FluidEngine {
   // the search used. Reorders the particles on the device (ids are unaffected).
   void neighbour_lists(ParticleSnapshot& particles, std::vector<std::vector<std::uint32_t>>& lists);
   float support_radius() const;  // h, m
+  // The turbulence wind at points as the device samples it (m/s).
+  std::vector<Vec3f> wind_at(std::span<const Vec3f> points);
 
   // With config.profile: device milliseconds per kernel since the last call.
   struct KernelTime {

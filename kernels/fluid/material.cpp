@@ -9,6 +9,8 @@
 
 #include <toml++/toml.h>
 
+#include "kernels/fluid/media/media_toml.hpp"
+
 namespace sonoflow::fluid {
 
 namespace {
@@ -143,6 +145,7 @@ Status validate_material(const Material& m) {
       return FluidError{FluidErrc::BadMaterial, s.str()};
     }
   }
+  if (auto err = validate_media(m)) return err;
   if (m.bond_off_speed < m.bond_on_speed) {
     return FluidError{FluidErrc::BadMaterial,
                       "'" + m.name + "': clay.bond_off_speed must not be below clay.bond_on_speed "
@@ -189,6 +192,10 @@ Expected<Material> parse_material_named(std::string_view toml_text, std::string_
       else if (*v == "clay") m.model = MaterialModel::Clay;
       else return bad(source, "key 'model' is '" + *v + "'; expected water, viscoelastic or clay");
       has_model = true;
+      continue;
+    }
+    if (is_media_table(key)) {  // issue 7 media: media/media_toml.cpp
+      if (auto err = parse_media_table(key, node, m, source)) return *err;
       continue;
     }
     if (const toml::table* t = node.as_table(); t != nullptr && is_table_name(key)) {

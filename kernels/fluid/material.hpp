@@ -10,6 +10,8 @@
 //   [clay]          viscosity, bonds, bond_radius, bond_on_speed, bond_off_speed,
 //                   bond_stretch, bond_stiffness
 //   [contact]       wall_friction, wall_restitution, hand_friction
+//   [phases] [[phases.liquid]] [viscosity] [thermal] [density] [collision] [turbulence]
+//                   issue 7 media, see media/media_toml.hpp
 //
 // Keys left out keep the defaults of Material (water). Unknown keys, wrong types and values out
 // of range are refused with a BadMaterial error that names the key (and the file).

@@ -3,6 +3,7 @@
 // (blocks filled on a cubic lattice at the particle spacing). SI units, array frame.
 #include <vector>
 
+#include "kernels/fluid/media/media_config.hpp"
 #include "kernels/types/geometry.hpp"
 
 namespace sonoflow::fluid {
@@ -38,6 +39,7 @@ struct FluidBlock {
   Vec3f max{0, 0, 0};
   Vec3f velocity{0, 0, 0};
   Vec3f angular_velocity{0, 0, 0};  // rad/s about the block's centre
+  ParticleMedia media{};             // liquid fractions and temperature of its particles
 };
 
 struct Scene {

@@ -19,6 +19,19 @@ namespace {
 constexpr std::int64_t kMs = 1'000'000;
 constexpr std::int64_t kSec = 1'000'000'000;
 
+// The palm-drag fluid, which can be made to fail every frame (an engine that stopped).
+struct StallableFluid final : FluidModel {
+  void step(const HandFrame& newest, double dt, ContactField& out, FluidStepInfo& info) noexcept override {
+    inner.step(newest, dt, out, info);
+    if (stalled) info.ok = false;
+  }
+  void set_material(std::string_view name, double tau, double alpha) noexcept override {
+    inner.set_material(name, tau, alpha);
+  }
+  PalmDragField inner;
+  bool stalled = false;
+};
+
 struct Rig {
   explicit Rig(Config c = Config{})
       : config(c),
@@ -36,7 +49,7 @@ struct Rig {
   Config config;
   rt::VirtualClock clock;
   ScriptedHand hand;
-  PalmDragField fluid;
+  StallableFluid fluid;
   KernelRenderer renderer;
   EmulatedArray array;
   std::unique_ptr<status::StatusRegion> status;
@@ -95,6 +108,20 @@ TEST(Pipeline, StalledTrackerSilencesTheArrayWithin100Ms) {
   rig.array.status();
   EXPECT_GT(rig.array.last_sound_host_ns(), stalled_at - 10 * kMs);
   EXPECT_LE(rig.array.last_sound_host_ns(), stalled_at + 100 * kMs);
+}
+
+TEST(Pipeline, StalledFluidFadesWithinItsFieldTimeout) {
+  Rig rig;
+  rig.run_for(2 * kSec);
+  const std::int64_t stalled_at = rig.now();
+  rig.fluid.stalled = true;
+  rig.run_for(150 * kMs);  // a slow fluid frame is not yet a stall
+  EXPECT_GT(rig.array.last_sound_host_ns(), stalled_at + 140 * kMs);
+  rig.run_for(350 * kMs);
+  rig.array.status();
+  // field_stale_after_ms (200) + fade (20) + look-ahead (3) + one fluid period (11).
+  EXPECT_LE(rig.array.last_sound_host_ns(), stalled_at + 235 * kMs);
+  EXPECT_EQ(rig.array.output_intensity(), 0.0f);
 }
 
 TEST(Pipeline, UnplugFadesThenReconnectResumes) {

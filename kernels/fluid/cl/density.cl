@@ -10,6 +10,10 @@
 // with C clamped at 0 (the constraint only pushes apart, so the free surface does not clump)
 // and s_corr = -k (W(r) / W(dq))^4 the tensile correction. The lambdas of the iterations of a
 // substep sum to the pressure p = -rho0 sum(kappa lambda) / dt^2 (see pbf_lambda).
+// Particles of different mass (media: liquids of different density, frozen solids) move in
+// proportion to their inverse-mass weight w = rho_ref / rho0 (0 for a solid, which keeps no
+// constraint of its own): |grad_k C_i|^2 terms and dx_i are weighted by w, the relaxation by
+// the particle's compliance scale (media_weight = (w, scale); (1, 1) without media).
 // pbf_lambda leaves the pair terms (V0 f_ij, k (W_ij / W(dq))^4), grad W_ij = f_ij (x_i - x_j),
 // in `pair` for pbf_apply, which runs at the same positions and so evaluates no kernel.
 
@@ -18,7 +22,8 @@ __kernel void pbf_lambda(int n, __global const float4* x, __global const uint* f
                          __global const uint* gnbr, __global const uint* gcount,
                          __global const float4* xg, __global const float* gvol, P_CONST P,
                          __global float* restrict density, __global float* restrict lambda,
-                         __global float* restrict lambda_sum, __global float2* restrict pair) {
+                         __global float* restrict lambda_sum, __global const float2* weight,
+                         __global float2* restrict pair) {
   const int i = get_global_id(0);
   if (i >= n) return;
   if (flags[i] & FLAG_DEAD) {
@@ -51,7 +56,7 @@ __kernel void pbf_lambda(int n, __global const float4* x, __global const uint* f
     gx += f * rx;
     gy += f * ry;
     gz += f * rz;
-    sum_grad2 += f * f * r2;
+    sum_grad2 += weight[j].x * f * f * r2;
     kappa -= f * r2;
   }
   float3 grad_i = (float3)(gx, gy, gz);
@@ -68,8 +73,9 @@ __kernel void pbf_lambda(int n, __global const float4* x, __global const uint* f
     }
   }
   density[i] = volume * P->rest_density;
-  const float c = fmax(volume - 1.0f, 0.0f);
-  const float l = -c / (dot(grad_i, grad_i) + sum_grad2 + P->epsilon);
+  const float2 wi = weight[i];
+  const float c = wi.x > 0.0f ? fmax(volume - 1.0f, 0.0f) : 0.0f;
+  const float l = -c / (wi.x * dot(grad_i, grad_i) + sum_grad2 + wi.y * P->epsilon);
   lambda[i] = l;
   // Pressure bookkeeping: the sweep moves particles by kappa grad(lambda), kappa = the share
   // of a linear field's gradient this neighbourhood recovers, so p = -rho0 sum(kappa lambda)/dt^2.
@@ -85,43 +91,44 @@ __kernel void pbf_apply(int n, __global const float4* x, __global float4* x_out,
                         __global const uint* gcount, __global const float4* xg,
                         __global const float4* gnormal, __global const float* gvol,
                         __global const float* lambda, __global const float2* pair,
-                        P_CONST P, __global float4* contact,
-                        __global float4* ghost_contact, __global const float4* anchor,
-                        __global const float4* x0) {
+                        P_CONST P, __global float4* contact, __global float4* ghost_contact,
+                        __global const float4* anchor, __global const float4* x0,
+                        __global const float2* weight) {
   const int i = get_global_id(0);
   if (i >= n) return;
-  if (flags[i] & FLAG_DEAD) {
+  const float wi = weight[i].x;
+  if ((flags[i] & FLAG_DEAD) || wi == 0.0f) {  // dead, or a solid: stays where it is
     x_out[i] = x[i];
+    ghost_contact[i] = (float4)(0.0f, 0.0f, 0.0f, as_float(INVALID_INDEX));
     return;
   }
   const float3 xi = x[i].xyz;
   const float li = lambda[i];
-  // dx_i = sum_j (lambda_i + lambda_j + s_corr_ij) V0 grad W_ij, whole float4 per neighbour.
-  // Two accumulators halve the dependency chain; padded entries have zero pair terms.
+  // dx_i = sum_j (lambda_i + lambda_j + s_corr_ij) V0 f_ij (x_i - x_j): whole float4 loads per
+  // neighbour, two accumulators to halve the dependency chain; padded entries have f = 0.
   float4 acc = (float4)(0.0f), acc2 = (float4)(0.0f);
   const float4 x4 = x[i];
-  __global const float2* pr = pair;
   const int cnt = padded_count((int)min(ncount[i], (uint)P->max_neighbours), P->max_neighbours);
   int k = 0;
   for (; k + 1 < cnt; k += 2) {
     const uint ja = NBR(nbr, i, k, n, P->max_neighbours), jb = NBR(nbr, i, k + 1, n, P->max_neighbours);
-    const float2 pa = NBR(pr, i, k, n, P->max_neighbours);
-    const float2 pb = NBR(pr, i, k + 1, n, P->max_neighbours);
+    const float2 pa = NBR(pair, i, k, n, P->max_neighbours);
+    const float2 pb = NBR(pair, i, k + 1, n, P->max_neighbours);
     acc += ((li + lambda[ja] - pa.y) * pa.x) * (x4 - x[ja]);
     acc2 += ((li + lambda[jb] - pb.y) * pb.x) * (x4 - x[jb]);
   }
   if (k < cnt) {
     const uint ja = NBR(nbr, i, k, n, P->max_neighbours);
-    const float2 pa = NBR(pr, i, k, n, P->max_neighbours);
+    const float2 pa = NBR(pair, i, k, n, P->max_neighbours);
     acc += ((li + lambda[ja] - pa.y) * pa.x) * (x4 - x[ja]);
   }
-  float3 dx = (acc + acc2).xyz;
+  float3 dx = wi * (acc + acc2).xyz;
   const uint gc = min(gcount[i], (uint)P->max_ghost_neighbours);
   if (P->density_coupling) {
     for (uint k = 0; k < gc; ++k) {
       const uint g = NBR(gnbr, i, k, n, P->max_ghost_neighbours);
       const float3 r = xi - xg[g].xyz;
-      dx += (li * gvol[g]) * kernel_grad(r, dot(r, r), P);
+      dx += (wi * li * gvol[g]) * kernel_grad(r, dot(r, r), P);
     }
   }
   // The walls' boundary volume pushes too; that push, with the projections below, is the
@@ -132,7 +139,7 @@ __kernel void pbf_apply(int n, __global const float4* x, __global float4* x_out,
     float wv = 0.0f;
     float3 wg = (float3)(0.0f);
     wall_volume(xi, P, &wv, &wg);
-    const float3 push = li * wg;
+    const float3 push = wi * li * wg;
     dx += push;
     const float pl = length(push);
     wall += (float4)(push, pl);

@@ -15,6 +15,12 @@ __kernel void predict(int n, __global float4* x, __global float4* x0, __global f
   if (i >= n) return;
   uint f = flags[i];
   if (f & FLAG_DEAD) return;
+  if (f & FLAG_SOLID) {  // media: frozen below the solidus
+    x0[i] = x[i];
+    v[i] = (float4)(0.0f);
+    contact[i] = (float4)(0.0f);
+    return;
+  }
   const float3 g = (float3)(P->gravity[0], P->gravity[1], P->gravity[2]);
   const float3 p0 = x[i].xyz;
   const float3 u = clamp_speed(v[i].xyz + P->dt * g, P->max_speed);

@@ -6,7 +6,8 @@
 __kernel void reduce_stats(int n, __global const float4* x, __global const float4* v,
                            __global const uint* flags, __global const float* density,
                            __global const uint* ncount, __global const float* lambda_sum,
-                           __global const float4* contact, P_CONST P, __global float* out) {
+                           __global const float4* contact, P_CONST P, __global float* out,
+                           __global const float2* weight) {
   const int lane = get_global_id(0);
   if (lane >= STAT_LANES) return;
   float s[STAT_WORDS];
@@ -22,13 +23,15 @@ __kernel void reduce_stats(int n, __global const float4* x, __global const float
     const float3 u = v[i].xyz;
     const float e = density[i] / P->rest_density - 1.0f;
     const float sp = length(u);
+    const float wi = weight[i].x;  // media: particle mass = mass / w (liquids of other density)
+    const float mass = wi > 0.0f ? P->mass / wi : P->mass;
     s[0] += 1.0f;
     s[3] += fmax(e, 0.0f);
     s[4] += fabs(e);
     s[5] = fmax(s[5], e);
     s[6] = fmax(s[6], sp);
-    s[7] += 0.5f * P->mass * sp * sp;
-    const float3 m = P->mass * u;
+    s[7] += 0.5f * mass * sp * sp;
+    const float3 m = mass * u;
     s[8] += m.x; s[9] += m.y; s[10] += m.z;
     const float3 l = cross(p, m);
     s[11] += l.x; s[12] += l.y; s[13] += l.z;
@@ -39,7 +42,7 @@ __kernel void reduce_stats(int n, __global const float4* x, __global const float
     if (c.w > 0.0f) {
       s[19] += 1.0f;
       // The walls' push on this particle over the last substep, as a force m dx / dt^2.
-      const float3 f = (P->mass * P->inv_dt * P->inv_dt) * c.xyz;
+      const float3 f = (mass * P->inv_dt * P->inv_dt) * c.xyz;
       s[20] += f.x;
       s[21] += f.y;
       s[22] += f.z;

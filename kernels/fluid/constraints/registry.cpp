@@ -5,6 +5,7 @@
 #include "kernels/fluid/constraints/clay_bonds.hpp"
 #include "kernels/fluid/constraints/conformation.hpp"
 #include "kernels/fluid/constraints/pbf_density.hpp"
+#include "kernels/fluid/constraints/spook_density.hpp"
 
 namespace sonoflow::fluid {
 
@@ -12,6 +13,7 @@ Expected<ConstraintSets> create_constraint_sets(const ClRuntime& rt, DeviceState
   using Factory = Expected<std::unique_ptr<ConstraintSet>> (*)(const ClRuntime&, DeviceState&);
   const Factory factories[] = {
       [](const ClRuntime& r, DeviceState&) { return PbfDensity::create(r); },
+      [](const ClRuntime& r, DeviceState& st) { return SpookDensity::create(r, st); },
       [](const ClRuntime& r, DeviceState& st) { return Conformation::create(r, st); },
       [](const ClRuntime& r, DeviceState&) { return ClayBonds::create(r); },
   };

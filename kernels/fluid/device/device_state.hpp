@@ -54,6 +54,14 @@ struct DeviceState {
   GridBuffers ghost_grid;
 
   cl::Buffer stats;
+
+  // Media (issue 7, kernels/fluid/media/): volume fractions and thermal state travel with the
+  // particles while media_fields is set; media_weight (inverse-mass weight, compliance scale
+  // per slot) is recomputed every substep and (1, 1) when no media pass runs.
+  Field phase, heat;
+  bool media_fields = false;
+  cl::Buffer media_params, media_weight;
+
   int max_neighbours = 64;
   int max_ghost_neighbours = 48;
 };

@@ -49,6 +49,10 @@ void NeighbourSearch::reorder_fluid(Launcher& launch, DeviceState& s, Travel tra
     gather(launch, s, s.bond_id);
     gather(launch, s, s.bond_rest);
   }
+  if (s.media_fields) {
+    gather(launch, s, s.phase);
+    gather(launch, s, s.heat);
+  }
   launch.run(update_id_map_, s.n, s.n, s.id.a, s.flags.a, s.slot_of_id);
 }
 

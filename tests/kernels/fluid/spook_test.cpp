@@ -1,0 +1,117 @@
+// The constraint fluid (issue 7; WO 2010/140957 A1, SPOOK): a water column stepped in frames of
+// 1/100 s holds its density within 1 %, and the same scene passes the hydrostatic test with PBF
+// and with SPOOK (Jacobi and conjugate gradients); a relaxation time tau <= 0 is refused.
+//
+// As transcribed (and as the digest's own check found: ~3 % at 10 ms, breakdown at 1/60 s),
+// one SPOOK step of 10 ms does not hold a 20-particle column: the density solve runs in
+// substeps of the 1/100 s frame (8 x 1.25 ms), with a little XSPH to damp the velocity noise
+// the unilateral solve leaves.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "kernels/fluid/material.hpp"
+#include "tests/kernels/fluid/fluid_test_support.hpp"
+
+namespace sonoflow::fluid::test {
+namespace {
+
+constexpr float kD = 0.01f;
+
+struct Hydrostatic {
+  float worst_compression = 0;  // mean max(rho / rho0 - 1, 0), worst over 1 s
+  float creep = 0;              // m the centroid moved in that second
+  float rms_speed = 0;          // m/s at the end
+  double floor_pressure = 0;    // Pa, walls' reaction over the floor area
+  double expected = 0;          // Pa, the column's weight over the floor area
+  int particles = 0;
+};
+
+// A 20 cm column in a 10 cm box: 1 s to settle, then 1 s of measurement.
+Hydrostatic column(const Material& m, double frame_dt) {
+  Hydrostatic r;
+  FluidConfig c;
+  c.max_particles = 4000;
+  c.particle_spacing = kD;
+  c.domain_min = {-0.1f, -0.1f, -0.02f};
+  c.domain_max = {0.1f, 0.1f, 0.4f};
+  c.material = m;
+  auto e = make_engine(c);
+  if (!e) return r;
+  Scene s;
+  s.shapes.push_back(Shape::box({-0.05f, -0.05f, 0.0f}, {0.05f, 0.05f, 0.35f}));
+  s.blocks.push_back({{-0.05f, -0.05f, 0.0f}, {0.05f, 0.05f, 0.2f}});
+  EXPECT_FALSE(e->load_scene(s));
+  const int second = static_cast<int>(std::lround(1.0 / frame_dt));
+  FluidStats st = run(*e, second, frame_dt);
+  const float z0 = st.centroid.z;
+  for (int f = 0; f < second; ++f) {
+    st = run(*e, 1, frame_dt);
+    r.worst_compression = std::max(r.worst_compression, st.mean_compression);
+    r.floor_pressure += -st.wall_force.z / (0.1 * 0.1) / second;
+  }
+  r.creep = std::fabs(st.centroid.z - z0);
+  r.particles = st.particles;
+  r.rms_speed = std::sqrt(2.0f * st.kinetic_energy / (e->particle_mass() * static_cast<float>(st.particles)));
+  r.expected = e->particle_mass() * st.particles * 9.81 / (0.1 * 0.1);
+  return r;
+}
+
+Material spook(SpookMethod method, int iterations) {
+  Material m;
+  m.name = "spook-water";
+  m.substeps = 8;
+  m.iterations = iterations;
+  m.xsph = 0.1f;
+  m.media.density.solver = DensitySolver::Spook;
+  m.media.density.method = method;
+  m.media.density.tau = 2.0f;
+  return m;
+}
+
+void expect_hydrostatic(const Hydrostatic& h, const char* what) {
+  std::printf("%s: compression %.4f, creep %.5f m, rms speed %.4f m/s, floor %.1f Pa (rho g H %.1f Pa)\n",
+              what, h.worst_compression, h.creep, h.rms_speed, h.floor_pressure, h.expected);
+  EXPECT_EQ(h.particles, 2000) << what;
+  EXPECT_LT(h.worst_compression, 0.01f) << what;
+  EXPECT_LT(h.creep, 0.1f * kD) << what;
+  EXPECT_LT(h.rms_speed, 0.03f) << what;
+  EXPECT_NEAR(h.floor_pressure, h.expected, 0.05 * h.expected) << what;
+}
+
+TEST(Spook, WaterColumnInHundredthSecondFramesHoldsDensity) {
+  expect_hydrostatic(column(spook(SpookMethod::Jacobi, 8), 0.01), "SPOOK Jacobi, frame 1/100 s");
+}
+
+TEST(Spook, ConjugateGradientColumn) {
+  expect_hydrostatic(column(spook(SpookMethod::ConjugateGradient, 8), 0.01), "SPOOK CG, frame 1/100 s");
+}
+
+TEST(Spook, TauMustBePositive) {
+  Material m = spook(SpookMethod::Jacobi, 8);
+  EXPECT_FALSE(validate_material(m));
+  for (float tau : {0.0f, -1.0f}) {
+    m.media.density.tau = tau;
+    const auto err = validate_material(m);
+    ASSERT_TRUE(err) << "tau = " << tau << " accepted";
+    EXPECT_NE(err->message.find("density.tau"), std::string::npos) << err->message;
+  }
+  const auto parsed = parse_material("model = \"water\"\n[density]\nsolver = \"spook\"\ntau = 0.0\n", "t.toml");
+  ASSERT_FALSE(parsed);
+  EXPECT_NE(parsed.error().message.find("density.tau"), std::string::npos) << parsed.error().message;
+  FluidConfig c;
+  c.material = m;
+  EXPECT_FALSE(FluidEngine::create(c)) << "the engine must refuse it too";
+}
+
+TEST(Spook, SameSceneWithPbf) {
+  Material pbf;
+  pbf.substeps = 4;
+  pbf.iterations = 8;
+  expect_hydrostatic(column(pbf, 0.01), "PBF 4 x 8, frame 1/100 s");
+}
+
+}  // namespace
+}  // namespace sonoflow::fluid::test
