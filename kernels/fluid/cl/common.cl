@@ -73,11 +73,19 @@ typedef struct {
 
 #define P_CONST __constant const SimParams*
 
+// Entry k of particle i in a per-pair array (neighbour lists and the pair scratch share it).
 #ifdef NBR_STRIDED
-#define NBR(list, i, k, n, cap) list[(k) * (n) + (i)]
+#define NBR_INDEX(i, k, n, cap) ((k) * (n) + (i))
 #else
-#define NBR(list, i, k, n, cap) list[(i) * (cap) + (k)]
+#define NBR_INDEX(i, k, n, cap) ((i) * (cap) + (k))
 #endif
+#define NBR(list, i, k, n, cap) list[NBR_INDEX(i, k, n, cap)]
+
+// Fluid->fluid lists are padded with the particle's own index up to a multiple of NBR_PAD
+// entries (within the capacity): loops vectorised across neighbours then run whole vectors
+// without a scalar remainder. A padded entry has r = 0; the loops give it weight 0.
+#define NBR_PAD 8
+inline int padded_count(int cnt, int cap) { return min((cnt + NBR_PAD - 1) & ~(NBR_PAD - 1), cap); }
 
 // ---- smoothing kernels (support radius h) ---------------------------------------------------
 

@@ -8,8 +8,9 @@
 //
 // with A(g) u = u (x) g + (u (x) g)^T in Voigt form and R_i the best-fit rotation of the
 // neighbourhood since the start of the substep (corotation, 3.14). With corotation on, the
-// velocity level likewise subtracts the neighbourhood's best-fit spin from u_ji (conf_vel_spin). Each is projected by
-// XPBD-style Jacobi sweeps with a diagonal system (3.11, 3.17):
+// velocity level likewise subtracts the neighbourhood's best-fit spin from u_ji
+// (conf_vel_begin). Each is projected by XPBD-style Jacobi sweeps with a diagonal system
+// (3.11, 3.17):
 //
 //   dlambda_i = (-C_i - at lambda_i) / (diag(J_i J_i^T) + at),   at = alpha/dt (u), alpha/dt^2 (x)
 //   du_i / dx_i = (beta / n_i) sum_j J_ji^T dlambda_j                              (3.12, 3.18)
@@ -23,21 +24,69 @@ inline float particle_volume(float density, P_CONST P) {
   return P->mass / fmax(density, 0.5f * P->rest_density);
 }
 
-// Density (for the volumes V_j = m / rho_j) at the current positions: fluid, ghosts and walls.
-__kernel void conf_density(int n, __global const float4* x, __global const uint* flags,
-                           __global const uint* nbr, __global const uint* ncount,
-                           __global const uint* gnbr, __global const uint* gcount,
-                           __global const float4* xg, __global const float* gvol, P_CONST P,
-                           __global float* density) {
+// ---- velocity level ----------------------------------------------------------------------------
+//
+// The velocity-level Jacobians are constant over the velocity phase (3.13: positions and
+// densities do not change in it), so the phase starts with two set-up passes and then every
+// sweep only gathers the neighbours' velocities or multipliers:
+//   conf_vel_begin   density (for V_j = m / rho_j) and the best-fit spin of each neighbourhood
+//   conf_vel_setup   per pair (f_ij, V_j) into `pair` (grad W_ij = f_ij (x_i - x_j)); per
+//                    particle the constant parts of
+//                    C_i and of diag(J_i J_i^T) into `vconst`
+//   conf_vel_lambda  dlambda_i (3.11)              } x velocity_iterations
+//   conf_vel_apply   u_i += (beta / n_i) J^T dl  (3.12) }
+//
+// vconst layout (float16): s0..s5 K_i, the spin part of C_i / dt (below); s6..sb dt^2 diag of
+// J_i J_i^T; sc..se s_i = sum_j V_j grad W_ij (+ ghosts); sf beta dt / n_i.
+
+// Density (fluid, ghosts, walls) and the best-fit angular velocity of i's fluid neighbourhood
+// at the start of the velocity phase: omega = I^-1 sum_j p_j x (u_j - u_mean), p_j = x_j -
+// centroid. The velocity-level constraint measures the strain rate relative to this rigid spin
+// (corotation at the velocity level, so a rigidly rotating neighbourhood has no strain rate
+// even where the SPH gradient is deficient). One neighbour pass: the sums are taken in
+// coordinates q = x_j - x_i and shifted to the centroid afterwards.
+__kernel void conf_vel_begin(int n, __global const float4* x, __global const float4* v,
+                             __global const uint* flags, __global const uint* nbr,
+                             __global const uint* ncount, __global const uint* gnbr,
+                             __global const uint* gcount, __global const float4* xg,
+                             __global const float* gvol, P_CONST P, __global float* density,
+                             __global float4* spin) {
   const int i = get_global_id(0);
   if (i >= n) return;
-  if (flags[i] & FLAG_DEAD) return;
+  if (flags[i] & FLAG_DEAD) {
+    spin[i] = (float4)(0.0f);
+    return;
+  }
   const float3 xi = x[i].xyz;
+  const float3 ui = v[i].xyz;
+  __global const float* xs = (__global const float*)x;
+  __global const float* vs = (__global const float*)v;
   float sum_w = P->w_zero;
-  const uint cnt = min(ncount[i], (uint)P->max_neighbours);
-  for (uint k = 0; k < cnt; ++k) {
-    const float3 r = xi - x[NBR(nbr, i, k, n, P->max_neighbours)].xyz;
-    sum_w += kernel_w(dot(r, r), P);
+  float qx = 0, qy = 0, qz = 0, vx = 0, vy = 0, vz = 0, lx = 0, ly = 0, lz = 0;
+  float sxx = 0, syy = 0, szz = 0, sxy = 0, sxz = 0, syz = 0;
+  const int cnt = (int)min(ncount[i], (uint)P->max_neighbours);
+  const int padded = padded_count(cnt, P->max_neighbours);
+  for (int k = 0; k < padded; ++k) {
+    const uint j = NBR(nbr, i, k, n, P->max_neighbours);
+    const float live = (float)(k < cnt);  // 0 for padding (which has q = 0)
+    const float ax = xs[4 * j] - xi.x, ay = xs[4 * j + 1] - xi.y, az = xs[4 * j + 2] - xi.z;
+    const float bx = live * vs[4 * j], by = live * vs[4 * j + 1], bz = live * vs[4 * j + 2];
+    sum_w += live * kernel_w(ax * ax + ay * ay + az * az, P);
+    qx += ax;
+    qy += ay;
+    qz += az;
+    vx += bx;
+    vy += by;
+    vz += bz;
+    lx += ay * bz - az * by;
+    ly += az * bx - ax * bz;
+    lz += ax * by - ay * bx;
+    sxx += ax * ax;
+    syy += ay * ay;
+    szz += az * az;
+    sxy += ax * ay;
+    sxz += ax * az;
+    syz += ay * az;
   }
   float volume = P->rest_volume * sum_w;
   const uint gc = min(gcount[i], (uint)P->max_ghost_neighbours);
@@ -49,49 +98,21 @@ __kernel void conf_density(int n, __global const float4* x, __global const uint*
   float3 unused = (float3)(0.0f);
   wall_volume(xi, P, &volume, &unused);
   density[i] = volume * P->rest_density;
-}
-
-// ---- velocity level ----------------------------------------------------------------------------
-
-// Best-fit angular velocity of i's fluid neighbourhood at the start of the velocity phase:
-// omega = I^-1 sum_j p_j x (u_j - u_mean), p_j = x_j - centroid. The velocity-level constraint
-// measures the strain rate relative to this rigid spin (corotation at the velocity level, so a
-// rigidly rotating neighbourhood has no strain rate even where the SPH gradient is deficient).
-__kernel void conf_vel_spin(int n, __global const float4* x, __global const float4* v,
-                            __global const uint* flags, __global const uint* nbr,
-                            __global const uint* ncount, P_CONST P, __global float4* spin) {
-  const int i = get_global_id(0);
-  if (i >= n) return;
-  if ((flags[i] & FLAG_DEAD) || !P->corotation) {
+  if (!P->corotation) {
     spin[i] = (float4)(0.0f);
     return;
   }
-  const uint cnt = min(ncount[i], (uint)P->max_neighbours);
-  float3 c = x[i].xyz, um = v[i].xyz;
-  for (uint k = 0; k < cnt; ++k) {
-    const uint j = NBR(nbr, i, k, n, P->max_neighbours);
-    c += x[j].xyz;
-    um += v[j].xyz;
-  }
-  const float inv = 1.0f / (float)(cnt + 1);
-  c *= inv;
-  um *= inv;
-  // Inertia tensor (symmetric: xx yy zz xy xz yz) and angular momentum about the centroid.
-  float3 p = x[i].xyz - c;
-  float3 l = cross(p, v[i].xyz - um);
-  float ixx = p.y * p.y + p.z * p.z, iyy = p.x * p.x + p.z * p.z, izz = p.x * p.x + p.y * p.y;
-  float ixy = -p.x * p.y, ixz = -p.x * p.z, iyz = -p.y * p.z;
-  for (uint k = 0; k < cnt; ++k) {
-    const uint j = NBR(nbr, i, k, n, P->max_neighbours);
-    p = x[j].xyz - c;
-    l += cross(p, v[j].xyz - um);
-    ixx += p.y * p.y + p.z * p.z;
-    iyy += p.x * p.x + p.z * p.z;
-    izz += p.x * p.x + p.y * p.y;
-    ixy -= p.x * p.y;
-    ixz -= p.x * p.z;
-    iyz -= p.y * p.z;
-  }
+  // Centroid c and mean velocity um of i and its neighbours (i sits at q = 0).
+  const float count = (float)(cnt + 1);
+  const float3 c = (float3)(qx, qy, qz) / count;
+  const float3 um = (ui + (float3)(vx, vy, vz)) / count;
+  // Angular momentum and inertia about the centroid: sum p x (u - um) = sum q x u - N c x um,
+  // sum p p^T = sum q q^T - N c c^T.
+  const float3 l = (float3)(lx, ly, lz) - count * cross(c, um);
+  const float pxx = sxx - count * c.x * c.x, pyy = syy - count * c.y * c.y, pzz = szz - count * c.z * c.z;
+  const float pxy = sxy - count * c.x * c.y, pxz = sxz - count * c.x * c.z, pyz = syz - count * c.y * c.z;
+  float ixx = pyy + pzz, iyy = pxx + pzz, izz = pxx + pyy;
+  const float ixy = -pxy, ixz = -pxz, iyz = -pyz;
   const float reg = 1e-4f * (ixx + iyy + izz) + 1e-20f;  // keeps a flat or tiny cloud solvable
   ixx += reg;
   iyy += reg;
@@ -106,70 +127,128 @@ __kernel void conf_vel_spin(int n, __global const float4* x, __global const floa
   spin[i] = (float4)(w, 0.0f);
 }
 
+// With u_ji taken relative to the rigid spin (u_j - u_i + w_i x r_ij, r_ij = x_i - x_j) and
+// g_ij = V_j grad W_ij, the sum in C_i splits into a part that changes every sweep and parts
+// that do not:
+//   sum_j A(g_ij) u_ji = sum_j A(g_ij) u_j - A(s_i) u_i + K_i,   K_i = sum_j A(g_ij) (w_i x r_ij)
+// Hand ghosts (viscous coupling only) are kinematic: their whole term goes into K_i.
+__kernel void conf_vel_setup(int n, __global const float4* x, __global const uint* flags,
+                             __global const uint* nbr, __global const uint* ncount,
+                             __global const uint* gnbr, __global const uint* gcount,
+                             __global const float4* xg, __global const float4* vg,
+                             __global const float* gvol, __global const float* density,
+                             __global const float4* spin, P_CONST P,
+                             __global float2* restrict pair, __global float16* restrict vconst) {
+  const int i = get_global_id(0);
+  if (i >= n) return;
+  if (flags[i] & FLAG_DEAD) {
+    vconst[i] = (float16)(0.0f);
+    return;
+  }
+  const float3 xi = x[i].xyz;
+  const float3 wi = spin[i].xyz;
+  __global const float* xs = (__global const float*)x;
+  __global float* restrict ps = (__global float*)pair;
+  float k0 = 0, k1 = 0, k2 = 0, k3 = 0, k4 = 0, k5 = 0;
+  float gxx = 0, gyy = 0, gzz = 0;
+  float sx = 0, sy = 0, sz = 0;
+  const int cnt = (int)min(ncount[i], (uint)P->max_neighbours);
+  const int padded = padded_count(cnt, P->max_neighbours);
+  for (int k = 0; k < padded; ++k) {
+    const uint j = NBR(nbr, i, k, n, P->max_neighbours);
+    const float rx = xi.x - xs[4 * j], ry = xi.y - xs[4 * j + 1], rz = xi.z - xs[4 * j + 2];
+    const float f = (float)(k < cnt) * kernel_grad_factor(rx * rx + ry * ry + rz * rz, P);
+    const float vj = particle_volume(density[j], P);
+    const int e = 2 * NBR_INDEX(i, k, n, P->max_neighbours);
+    ps[e] = f;
+    ps[e + 1] = vj;
+    const float gx = vj * f * rx, gy = vj * f * ry, gz = vj * f * rz;
+    // t = w x r
+    const float tx = wi.y * rz - wi.z * ry, ty = wi.z * rx - wi.x * rz, tz = wi.x * ry - wi.y * rx;
+    k0 += 2.0f * gx * tx;
+    k1 += 2.0f * gy * ty;
+    k2 += 2.0f * gz * tz;
+    k3 += gy * tx + gx * ty;
+    k4 += gz * tx + gx * tz;
+    k5 += gz * ty + gy * tz;
+    gxx += gx * gx;
+    gyy += gy * gy;
+    gzz += gz * gz;
+    sx += gx;
+    sy += gy;
+    sz += gz;
+  }
+  float8 kc = (float8)(k0, k1, k2, k3, k4, k5, 0.0f, 0.0f);
+  float3 s = (float3)(sx, sy, sz);
+  const uint gc = P->ghost_viscosity ? min(gcount[i], (uint)P->max_ghost_neighbours) : 0u;
+  for (uint k = 0; k < gc; ++k) {
+    const uint gi = NBR(gnbr, i, k, n, P->max_ghost_neighbours);
+    const float3 r = xi - xg[gi].xyz;
+    const float3 g = gvol[gi] * kernel_grad(r, dot(r, r), P);
+    kc += voigt_sym(vg[gi].xyz + cross(wi, r), g);
+    s += g;
+  }
+  const float dt2 = P->dt * P->dt;
+  const float8 diag = dt2 * ((float8)(4.0f * gxx, 4.0f * gyy, 4.0f * gzz, gxx + gyy, gxx + gzz,
+                                      gyy + gzz, 0.0f, 0.0f) + voigt_sym_diag(s));
+  const float coef = P->beta * P->dt / fmax((float)(cnt + (int)gc), P->rest_neighbours);
+  vconst[i] = (float16)(kc.s0123, kc.s45, diag.s01, diag.s2345, s, coef);
+}
+
+// C_i(u) = q0_i - I + dt (sum_j A(g_ij) u_j - A(s_i) u_i + K_i) and its multiplier step (3.11).
+// The neighbour loop works on whole vectors (one load per neighbour, no gathers): it sums the
+// outer product M = sum_j u_j g_ij^T by rows, and A(g) u is read off M afterwards.
 __kernel void conf_vel_lambda(int n, __global const float4* x, __global const float4* v,
                               __global const uint* flags, __global const float8* conf,
                               __global const uint* nbr, __global const uint* ncount,
-                              __global const uint* gnbr, __global const uint* gcount,
-                              __global const float4* xg, __global const float4* vg,
-                              __global const float* gvol, __global const float* density,
-                              __global const float4* spin, P_CONST P, __global float8* lambda,
-                              __global float8* dlambda) {
+                              __global const float2* pair,
+                              __global const float16* vconst, P_CONST P,
+                              __global float8* lambda, __global float8* dlambda) {
   const int i = get_global_id(0);
   if (i >= n) return;
   if (flags[i] & FLAG_DEAD) {
     dlambda[i] = (float8)(0.0f);
     return;
   }
-  const float3 xi = x[i].xyz;
-  const float3 ui = v[i].xyz;
-  const float3 wi = spin[i].xyz;  // u_ji is taken relative to the rigid spin: u_ji - w x x_ji
-  __global const float* xs = (__global const float*)x;
-  __global const float* vs = (__global const float*)v;
-  float c0 = 0, c1 = 0, c2 = 0, c3 = 0, c4 = 0, c5 = 0;
-  float d0 = 0, d1 = 0, d2 = 0, d3 = 0, d4 = 0, d5 = 0;
-  float sx = 0, sy = 0, sz = 0;
-  const int cnt = (int)min(ncount[i], (uint)P->max_neighbours);
-  for (int k = 0; k < cnt; ++k) {
-    const uint j = NBR(nbr, i, k, n, P->max_neighbours);
-    const float rx = xi.x - xs[4 * j], ry = xi.y - xs[4 * j + 1], rz = xi.z - xs[4 * j + 2];
-    const float r2 = rx * rx + ry * ry + rz * rz;
-    const float f = particle_volume(density[j], P) * kernel_grad_factor(r2, P);
-    const float gx = f * rx, gy = f * ry, gz = f * rz;
-    // u = u_j - u_i + w x r
-    const float ux = vs[4 * j] - ui.x + (wi.y * rz - wi.z * ry);
-    const float uy = vs[4 * j + 1] - ui.y + (wi.z * rx - wi.x * rz);
-    const float uz = vs[4 * j + 2] - ui.z + (wi.x * ry - wi.y * rx);
-    c0 += 2.0f * gx * ux;
-    c1 += 2.0f * gy * uy;
-    c2 += 2.0f * gz * uz;
-    c3 += gy * ux + gx * uy;
-    c4 += gz * ux + gx * uz;
-    c5 += gz * uy + gy * uz;
-    d0 += 4.0f * gx * gx;
-    d1 += 4.0f * gy * gy;
-    d2 += 4.0f * gz * gz;
-    d3 += gx * gx + gy * gy;
-    d4 += gx * gx + gz * gz;
-    d5 += gy * gy + gz * gz;
-    sx += gx;
-    sy += gy;
-    sz += gz;
+  // Two sets of sums halve the dependency chains; padded entries have zero pair terms.
+  float4 mx = (float4)(0.0f), my = (float4)(0.0f), mz = (float4)(0.0f);
+  float4 nx = (float4)(0.0f), ny = (float4)(0.0f), nz = (float4)(0.0f);
+  const int cnt = padded_count((int)min(ncount[i], (uint)P->max_neighbours), P->max_neighbours);
+  const float4 xi = x[i];
+  int k = 0;
+  for (; k + 1 < cnt; k += 2) {
+    const uint ja = NBR(nbr, i, k, n, P->max_neighbours), jb = NBR(nbr, i, k + 1, n, P->max_neighbours);
+    const float2 pa = NBR(pair, i, k, n, P->max_neighbours), pb = NBR(pair, i, k + 1, n, P->max_neighbours);
+    // g_ij u_j^T = (x_i - x_j) (f V_j u_j)^T
+    const float4 ra = xi - x[ja], rb = xi - x[jb];
+    const float4 ua = (pa.x * pa.y) * v[ja], ub = (pb.x * pb.y) * v[jb];
+    mx += ra.x * ua;
+    my += ra.y * ua;
+    mz += ra.z * ua;
+    nx += rb.x * ub;
+    ny += rb.y * ub;
+    nz += rb.z * ub;
   }
-  float8 c = (float8)(c0, c1, c2, c3, c4, c5, 0.0f, 0.0f);
-  float8 diag = (float8)(d0, d1, d2, d3, d4, d5, 0.0f, 0.0f);
-  float3 g_sum = (float3)(sx, sy, sz);
-  const uint gc = P->ghost_viscosity ? min(gcount[i], (uint)P->max_ghost_neighbours) : 0u;
-  for (uint k = 0; k < gc; ++k) {
-    const uint gi = NBR(gnbr, i, k, n, P->max_ghost_neighbours);
-    const float3 r = xi - xg[gi].xyz;
-    const float3 g = gvol[gi] * kernel_grad(r, dot(r, r), P);
-    c += voigt_sym(vg[gi].xyz - ui + cross(wi, r), g);
-    g_sum += g;
+  if (k < cnt) {
+    const uint ja = NBR(nbr, i, k, n, P->max_neighbours);
+    const float2 pa = NBR(pair, i, k, n, P->max_neighbours);
+    const float4 ra = xi - x[ja];
+    const float4 ua = (pa.x * pa.y) * v[ja];
+    mx += ra.x * ua;
+    my += ra.y * ua;
+    mz += ra.z * ua;
   }
-  const float dt = P->dt;
-  c = conf[i] - voigt_identity() + dt * c;
-  diag = dt * dt * (diag + voigt_sym_diag(g_sum));
-  const float at = P->alpha / dt;
+  mx += nx;
+  my += ny;
+  mz += nz;
+  // (u g^T)_ab = u_a g_b: row b of the sums holds g_b u.
+  const float8 c_nbr = (float8)(2.0f * mx.x, 2.0f * my.y, 2.0f * mz.z, my.x + mx.y, mz.x + mx.z,
+                                mz.y + my.z, 0.0f, 0.0f);
+  const float16 vc = vconst[i];
+  const float8 kc = (float8)(vc.s0123, vc.s45, 0.0f, 0.0f);
+  const float8 diag = (float8)(vc.s6789, vc.sab, 0.0f, 0.0f);
+  const float8 c = conf[i] - voigt_identity() + P->dt * (c_nbr - voigt_sym(v[i].xyz, vc.scde) + kc);
+  const float at = P->alpha / P->dt;
   const float8 l = lambda[i];
   float8 dl = (-c - at * l) / (diag + at + 1e-12f);
   dl.s67 = (float2)(0.0f);
@@ -177,52 +256,55 @@ __kernel void conf_vel_lambda(int n, __global const float4* x, __global const fl
   dlambda[i] = dl;
 }
 
-// sum_j J_ji^T dlambda_j without the dt of the velocity level: A(g_ij)^T (-V_j dl_i - V_i dl_j)
-// over fluid neighbours, -V_g A(g_ig)^T dl_i over ghosts; returns the count n_i as well.
-inline float3 conf_correction(int i, int n, float3 xi, float vi_vol, float8 dli,
-                              __global const float4* x, __global const uint* nbr,
-                              __global const uint* ncount, __global const uint* gnbr,
-                              __global const uint* gcount, __global const float4* xg,
-                              __global const float* gvol, __global const float* density,
-                              __global const float8* dlambda, P_CONST P, float* count) {
-  __global const float* xs = (__global const float*)x;
-  __global const float* ls = (__global const float*)dlambda;
-  float ax = 0, ay = 0, az = 0;
-  const int cnt = (int)min(ncount[i], (uint)P->max_neighbours);
-  for (int k = 0; k < cnt; ++k) {
-    const uint j = NBR(nbr, i, k, n, P->max_neighbours);
-    const float rx = xi.x - xs[4 * j], ry = xi.y - xs[4 * j + 1], rz = xi.z - xs[4 * j + 2];
-    const float f = kernel_grad_factor(rx * rx + ry * ry + rz * rz, P);
-    const float gx = f * rx, gy = f * ry, gz = f * rz;
-    const float vj = -particle_volume(density[j], P);
-    // l = -V_j dl_i - V_i dl_j; d += A(g)^T l
-    const float l0 = vj * dli.s0 - vi_vol * ls[8 * j];
-    const float l1 = vj * dli.s1 - vi_vol * ls[8 * j + 1];
-    const float l2 = vj * dli.s2 - vi_vol * ls[8 * j + 2];
-    const float l3 = vj * dli.s3 - vi_vol * ls[8 * j + 3];
-    const float l4 = vj * dli.s4 - vi_vol * ls[8 * j + 4];
-    const float l5 = vj * dli.s5 - vi_vol * ls[8 * j + 5];
-    ax += 2.0f * gx * l0 + gy * l3 + gz * l4;
-    ay += 2.0f * gy * l1 + gx * l3 + gz * l5;
-    az += 2.0f * gz * l2 + gx * l4 + gy * l5;
+// sum_j A(grad W_ij)^T dl_j over i's fluid neighbours, grad W_ij = f_ij (x_i - x_j) with f_ij
+// from `pair` (positions unchanged since it was written). The loop sums
+// grad W_b dl_j per component b (whole float8 loads, no gathers) in two interleaved sets to
+// halve the dependency chains, and A^T is applied once afterwards:
+//   A(g)^T l = (2 g_x l0 + g_y l3 + g_z l4, 2 g_y l1 + g_x l3 + g_z l5, 2 g_z l2 + g_x l4 + g_y l5)
+// Padded entries have zero pair terms.
+inline float3 pair_sym_t_sum(int i, int n, __global const float4* x, __global const uint* nbr,
+                             __global const uint* ncount, __global const float2* pair,
+                             __global const float8* dlambda, P_CONST P) {
+  const float4 xi = x[i];
+  float8 sx = (float8)(0.0f), sy = (float8)(0.0f), sz = (float8)(0.0f);
+  float8 tx = (float8)(0.0f), ty = (float8)(0.0f), tz = (float8)(0.0f);
+  const int cnt = padded_count((int)min(ncount[i], (uint)P->max_neighbours), P->max_neighbours);
+  int k = 0;
+  for (; k + 1 < cnt; k += 2) {
+    const uint ja = NBR(nbr, i, k, n, P->max_neighbours), jb = NBR(nbr, i, k + 1, n, P->max_neighbours);
+    const float4 ra = xi - x[ja], rb = xi - x[jb];
+    const float8 l = NBR(pair, i, k, n, P->max_neighbours).x * dlambda[ja];
+    const float8 m = NBR(pair, i, k + 1, n, P->max_neighbours).x * dlambda[jb];
+    sx += ra.x * l;
+    sy += ra.y * l;
+    sz += ra.z * l;
+    tx += rb.x * m;
+    ty += rb.y * m;
+    tz += rb.z * m;
   }
-  float3 d = (float3)(ax, ay, az);
-  const uint gc = P->ghost_viscosity ? min(gcount[i], (uint)P->max_ghost_neighbours) : 0u;
-  for (uint k = 0; k < gc; ++k) {
-    const uint gi = NBR(gnbr, i, k, n, P->max_ghost_neighbours);
-    const float3 r = xi - xg[gi].xyz;
-    d -= voigt_sym_t(gvol[gi] * kernel_grad(r, dot(r, r), P), dli);
+  if (k < cnt) {
+    const uint ja = NBR(nbr, i, k, n, P->max_neighbours);
+    const float4 ra = xi - x[ja];
+    const float8 l = NBR(pair, i, k, n, P->max_neighbours).x * dlambda[ja];
+    sx += ra.x * l;
+    sy += ra.y * l;
+    sz += ra.z * l;
   }
-  *count = fmax((float)(cnt + gc), P->rest_neighbours);
-  return d;
+  sx += tx;
+  sy += ty;
+  sz += tz;
+  return (float3)(2.0f * sx.s0 + sy.s3 + sz.s4, 2.0f * sy.s1 + sx.s3 + sz.s5,
+                  2.0f * sz.s2 + sx.s4 + sy.s5);
 }
 
+// u_i += (beta / n_i) sum_j J_ji^T dl_j (3.12). With g_ij = V_j grad W_ij the sum is
+//   dt (-A(s_i)^T dl_i - V_i sum_j A(grad W_ij)^T dl_j)
+// (fluid neighbours contribute to both terms, ghosts only to the first).
 __kernel void conf_vel_apply(int n, __global const float4* x, __global const float4* x0,
-                             __global const float4* v,
-                             __global float4* v_out, __global const uint* flags,
-                             __global const uint* nbr, __global const uint* ncount,
-                             __global const uint* gnbr, __global const uint* gcount,
-                             __global const float4* xg, __global const float* gvol,
+                             __global const float4* v, __global float4* v_out,
+                             __global const uint* flags, __global const uint* nbr,
+                             __global const uint* ncount, __global const float2* pair,
+                             __global const float16* vconst,
                              __global const float* density, __global const float8* dlambda,
                              P_CONST P) {
   const int i = get_global_id(0);
@@ -231,10 +313,10 @@ __kernel void conf_vel_apply(int n, __global const float4* x, __global const flo
     v_out[i] = v[i];
     return;
   }
-  float count;
-  const float3 d = conf_correction(i, n, x[i].xyz, particle_volume(density[i], P), dlambda[i], x,
-                                   nbr, ncount, gnbr, gcount, xg, gvol, density, dlambda, P, &count);
-  const float3 u = v[i].xyz + (P->beta / count) * P->dt * d;
+  const float3 acc = pair_sym_t_sum(i, n, x, nbr, ncount, pair, dlambda, P);
+  const float16 vc = vconst[i];
+  const float3 d = -voigt_sym_t(vc.scde, dlambda[i]) - particle_volume(density[i], P) * acc;
+  const float3 u = v[i].xyz + vc.sf * d;
   v_out[i] = (float4)(wall_velocity(x0[i].xyz + P->dt * u, u, P), 0.0f);
 }
 
@@ -271,135 +353,269 @@ __kernel void conf_vel_finish(int n, __global float4* x, __global const float4* 
 
 // ---- position level ----------------------------------------------------------------------------
 
-// Rotational part of A (columns a0, a1, a2) by the iteration of Mueller et al. 2016,
-// warm-started from q. The rotation changes little between sweeps, so each step uses the
-// small-angle quaternion (omega / 2, 1) instead of sin/cos of the axis-angle form.
-inline float4 extract_rotation(float3 a0, float3 a1, float3 a2, float4 q, int iterations) {
-  for (int k = 0; k < iterations; ++k) {
-    const float3 r0 = quat_rotate(q, (float3)(1.0f, 0.0f, 0.0f));
-    const float3 r1 = quat_rotate(q, (float3)(0.0f, 1.0f, 0.0f));
-    const float3 r2 = quat_rotate(q, (float3)(0.0f, 0.0f, 1.0f));
-    const float denom = fabs(dot(r0, a0) + dot(r1, a1) + dot(r2, a2)) + 1e-20f;
-    const float3 omega = (cross(r0, a0) + cross(r1, a1) + cross(r2, a2)) / denom;
-    const float4 dq = (float4)(0.5f * omega, 1.0f);
-    q = quat_mul(dq, q);
-    q *= rsqrt(dot(q, q));
-  }
-  return q;
-}
+// The position sweep's multipliers come from two passes: conf_pos_sums reduces i's
+// neighbourhood to a few sums (one neighbour loop), conf_pos_solve turns them into the rotation,
+// the constraint and dlambda, for 8 particles at a time in float8 lanes (the rotation
+// iteration is long and serial per particle; PoCL does not vectorise it across work-items).
+// With p_j = x_j - x_i, p0_j = x0_j - x0_i (i sits at p = 0) and g_j = V_j grad W_ij:
+//   shape matching (3.14)  A = sum p p0^T - N c c0^T   (fluid neighbours)
+//   constraint (3.16)      sum_j A(g_j) (p_j - R p0_j) = Voigt(M + M^T),  M = S - R T,
+//                          S = sum p g^T, T = sum p0 g^T  (fluid neighbours and ghosts)
+// so R is applied to the sums. Per-particle planes (`plane` floats each, a multiple of 8):
+// sums (PSUM_PLANES), the rotation (x, y, z, w) and the multipliers (6).
+#define PSUM_A 0      // 9: A row-major (A_ab = sum p_a p0_b - N c_a c0_b)
+#define PSUM_S 9      // 6: S in Voigt order (symmetric: g is parallel to p)
+#define PSUM_T 15     // 9: T row-major (T_ab = sum p0_a g_b)
+#define PSUM_G2 24    // 3: sum g_x^2, g_y^2, g_z^2 (fluid)
+#define PSUM_G 27     // 3: s_i = sum g (fluid and ghosts)
+#define PSUM_COEF 30  // 1: beta / n_i
+#define PSUM_PLANES 31
 
-__kernel void conf_pos_lambda(int n, __global const float4* x, __global const float4* x0,
-                              __global const uint* flags, __global const float8* conf,
-                              __global const uint* nbr, __global const uint* ncount,
-                              __global const uint* gnbr, __global const uint* gcount,
-                              __global const float4* xg, __global const float4* xg0,
-                              __global const float* gvol, __global const float* density,
-                              __global float4* rot, P_CONST P, __global float8* lambda,
-                              __global float8* dlambda) {
+__kernel void conf_pos_sums(int n, int plane, __global const float4* x,
+                            __global const float4* x0, __global const uint* flags,
+                            __global const uint* nbr, __global const uint* ncount,
+                            __global const uint* gnbr, __global const uint* gcount,
+                            __global const float4* xg, __global const float4* xg0,
+                            __global const float* gvol, __global const float* density, P_CONST P,
+                            __global float2* restrict pair, __global float* restrict sums) {
   const int i = get_global_id(0);
   if (i >= n) return;
   if (flags[i] & FLAG_DEAD) {
-    dlambda[i] = (float8)(0.0f);
+    for (int c = 0; c < PSUM_PLANES; ++c) sums[c * plane + i] = 0.0f;
     return;
   }
   const float3 xi = x[i].xyz;
   const float3 x0i = x0[i].xyz;
   __global const float* xs = (__global const float*)x;
   __global const float* x0s = (__global const float*)x0;
+  __global float* restrict ps = (__global float*)pair;
   const int cnt = (int)min(ncount[i], (uint)P->max_neighbours);
-  // Best-fit rotation R_i of the neighbourhood from x0 to x (3.14), warm-started from the last
-  // sweep: shape-matching sums in local coordinates p = x_j - x_i, p0 = x0_j - x0_i (i itself
-  // sits at p = 0), A = sum p p0^T - N c c0^T.
-  float4 q = (float4)(0.0f, 0.0f, 0.0f, 1.0f);
-  if (P->corotation) {
-    float px = 0, py = 0, pz = 0, qx = 0, qy = 0, qz = 0;
-    float a00 = 0, a01 = 0, a02 = 0, a10 = 0, a11 = 0, a12 = 0, a20 = 0, a21 = 0, a22 = 0;
-    for (int k = 0; k < cnt; ++k) {
-      const uint j = NBR(nbr, i, k, n, P->max_neighbours);
-      const float ax = xs[4 * j] - xi.x, ay = xs[4 * j + 1] - xi.y, az = xs[4 * j + 2] - xi.z;
-      const float bx = x0s[4 * j] - x0i.x, by = x0s[4 * j + 1] - x0i.y, bz = x0s[4 * j + 2] - x0i.z;
-      px += ax;
-      py += ay;
-      pz += az;
-      qx += bx;
-      qy += by;
-      qz += bz;
-      a00 += ax * bx;
-      a01 += ax * by;
-      a02 += ax * bz;
-      a10 += ay * bx;
-      a11 += ay * by;
-      a12 += ay * bz;
-      a20 += az * bx;
-      a21 += az * by;
-      a22 += az * bz;
-    }
-    const float inv = 1.0f / (float)(cnt + 1);
-    const float3 pc = (float3)(px, py, pz);
-    q = extract_rotation((float3)(a00, a10, a20) - pc * (qx * inv), (float3)(a01, a11, a21) - pc * (qy * inv),
-                         (float3)(a02, a12, a22) - pc * (qz * inv), rot[i], 3);
-    rot[i] = q;
-  }
-  const float3 e0 = quat_rotate(q, (float3)(1.0f, 0.0f, 0.0f));
-  const float3 e1 = quat_rotate(q, (float3)(0.0f, 1.0f, 0.0f));
-  const float3 e2 = quat_rotate(q, (float3)(0.0f, 0.0f, 1.0f));
-  float c0 = 0, c1 = 0, c2 = 0, c3 = 0, c4 = 0, c5 = 0;
-  float d0 = 0, d1 = 0, d2 = 0, d3 = 0, d4 = 0, d5 = 0;
-  float sx = 0, sy = 0, sz = 0;
-  for (int k = 0; k < cnt; ++k) {
+  float px = 0, py = 0, pz = 0, qx = 0, qy = 0, qz = 0;
+  float a00 = 0, a01 = 0, a02 = 0, a10 = 0, a11 = 0, a12 = 0, a20 = 0, a21 = 0, a22 = 0;
+  float sxx = 0, syy = 0, szz = 0, sxy = 0, sxz = 0, syz = 0;
+  float t00 = 0, t01 = 0, t02 = 0, t10 = 0, t11 = 0, t12 = 0, t20 = 0, t21 = 0, t22 = 0;
+  float gxx = 0, gyy = 0, gzz = 0, sx = 0, sy = 0, sz = 0;
+  const int padded = padded_count(cnt, P->max_neighbours);
+  for (int k = 0; k < padded; ++k) {
     const uint j = NBR(nbr, i, k, n, P->max_neighbours);
-    const float rx = xi.x - xs[4 * j], ry = xi.y - xs[4 * j + 1], rz = xi.z - xs[4 * j + 2];
-    const float r2 = rx * rx + ry * ry + rz * rz;
-    const float f = particle_volume(density[j], P) * kernel_grad_factor(r2, P);
-    const float gx = f * rx, gy = f * ry, gz = f * rz;
+    // (padding is i itself: p = p0 = 0, and f = 0)
+    const float ax = xs[4 * j] - xi.x, ay = xs[4 * j + 1] - xi.y, az = xs[4 * j + 2] - xi.z;
     const float bx = x0s[4 * j] - x0i.x, by = x0s[4 * j + 1] - x0i.y, bz = x0s[4 * j + 2] - x0i.z;
-    // u = x_ji - R x0_ji
-    const float ux = -rx - (e0.x * bx + e1.x * by + e2.x * bz);
-    const float uy = -ry - (e0.y * bx + e1.y * by + e2.y * bz);
-    const float uz = -rz - (e0.z * bx + e1.z * by + e2.z * bz);
-    c0 += 2.0f * gx * ux;
-    c1 += 2.0f * gy * uy;
-    c2 += 2.0f * gz * uz;
-    c3 += gy * ux + gx * uy;
-    c4 += gz * ux + gx * uz;
-    c5 += gz * uy + gy * uz;
-    d0 += 4.0f * gx * gx;
-    d1 += 4.0f * gy * gy;
-    d2 += 4.0f * gz * gz;
-    d3 += gx * gx + gy * gy;
-    d4 += gx * gx + gz * gz;
-    d5 += gy * gy + gz * gz;
+    // grad W_ij = f r_ij = -f p_j
+    const float f = (float)(k < cnt) * kernel_grad_factor(ax * ax + ay * ay + az * az, P);
+    const float vj = particle_volume(density[j], P);
+    const int e = 2 * NBR_INDEX(i, k, n, P->max_neighbours);
+    ps[e] = f;
+    ps[e + 1] = vj;
+    const float w = -f * vj;
+    const float gx = w * ax, gy = w * ay, gz = w * az;
+    px += ax;
+    py += ay;
+    pz += az;
+    qx += bx;
+    qy += by;
+    qz += bz;
+    a00 += ax * bx;
+    a01 += ax * by;
+    a02 += ax * bz;
+    a10 += ay * bx;
+    a11 += ay * by;
+    a12 += ay * bz;
+    a20 += az * bx;
+    a21 += az * by;
+    a22 += az * bz;
+    sxx += ax * gx;
+    syy += ay * gy;
+    szz += az * gz;
+    sxy += ax * gy;
+    sxz += ax * gz;
+    syz += ay * gz;
+    t00 += bx * gx;
+    t01 += bx * gy;
+    t02 += bx * gz;
+    t10 += by * gx;
+    t11 += by * gy;
+    t12 += by * gz;
+    t20 += bz * gx;
+    t21 += bz * gy;
+    t22 += bz * gz;
+    gxx += gx * gx;
+    gyy += gy * gy;
+    gzz += gz * gz;
     sx += gx;
     sy += gy;
     sz += gz;
   }
-  float8 c = (float8)(c0, c1, c2, c3, c4, c5, 0.0f, 0.0f);
-  float8 diag = (float8)(d0, d1, d2, d3, d4, d5, 0.0f, 0.0f);
-  float3 g_sum = (float3)(sx, sy, sz);
+  // Hand ghosts (viscous coupling only) enter S, T and s like fluid neighbours that take no
+  // correction: p = x_g - x_i, p0 = x0_g - x0_i.
   const uint gc = P->ghost_viscosity ? min(gcount[i], (uint)P->max_ghost_neighbours) : 0u;
   for (uint k = 0; k < gc; ++k) {
     const uint gi = NBR(gnbr, i, k, n, P->max_ghost_neighbours);
-    const float3 r = xi - xg[gi].xyz;
-    const float3 g = gvol[gi] * kernel_grad(r, dot(r, r), P);
-    const float3 rest = quat_rotate(q, xg0[gi].xyz - x0i);
-    c += voigt_sym(-r - rest, g);
-    g_sum += g;
+    const float3 p = xg[gi].xyz - xi;
+    const float3 p0 = xg0[gi].xyz - x0i;
+    const float3 g = gvol[gi] * kernel_grad(-p, dot(p, p), P);
+    sxx += p.x * g.x;
+    syy += p.y * g.y;
+    szz += p.z * g.z;
+    sxy += p.x * g.y;
+    sxz += p.x * g.z;
+    syz += p.y * g.z;
+    t00 += p0.x * g.x;
+    t01 += p0.x * g.y;
+    t02 += p0.x * g.z;
+    t10 += p0.y * g.x;
+    t11 += p0.y * g.y;
+    t12 += p0.y * g.z;
+    t20 += p0.z * g.x;
+    t21 += p0.z * g.y;
+    t22 += p0.z * g.z;
+    sx += g.x;
+    sy += g.y;
+    sz += g.z;
   }
-  c = conf[i] - voigt_identity() + c;
-  diag += voigt_sym_diag(g_sum);
-  const float at = P->alpha * P->inv_dt * P->inv_dt;
-  const float8 l = lambda[i];
-  float8 dl = (-c - at * l) / (diag + at + 1e-12f);
-  dl.s67 = (float2)(0.0f);
-  lambda[i] = l + dl;
-  dlambda[i] = dl;
+  const float inv = 1.0f / (float)(cnt + 1);
+  const float out[PSUM_PLANES] = {
+      a00 - px * qx * inv, a01 - px * qy * inv, a02 - px * qz * inv,
+      a10 - py * qx * inv, a11 - py * qy * inv, a12 - py * qz * inv,
+      a20 - pz * qx * inv, a21 - pz * qy * inv, a22 - pz * qz * inv,
+      sxx, syy, szz, sxy, sxz, syz,
+      t00, t01, t02, t10, t11, t12, t20, t21, t22,
+      gxx, gyy, gzz, sx, sy, sz,
+      P->beta / fmax((float)(cnt + (int)gc), P->rest_neighbours)};
+  for (int c = 0; c < PSUM_PLANES; ++c) sums[c * plane + i] = out[c];
 }
 
+// One step of the rotation extraction of Mueller et al. 2016 on the unit quaternion q (float8
+// lanes): omega = sum_c r_c x a_c / |sum_c r_c . a_c| over the columns r_c of R(q) and a_c of A;
+// the rotation changes little between sweeps, so the step uses the small-angle quaternion
+// (omega / 2, 1) and renormalises.
+inline void rotation_step(float8* qx, float8* qy, float8* qz, float8* qw, const float8* a) {
+  const float8 x = *qx, y = *qy, z = *qz, w = *qw;
+  const float8 r00 = 1.0f - 2.0f * (y * y + z * z), r01 = 2.0f * (x * y - w * z);
+  const float8 r02 = 2.0f * (x * z + w * y), r10 = 2.0f * (x * y + w * z);
+  const float8 r11 = 1.0f - 2.0f * (x * x + z * z), r12 = 2.0f * (y * z - w * x);
+  const float8 r20 = 2.0f * (x * z - w * y), r21 = 2.0f * (y * z + w * x);
+  const float8 r22 = 1.0f - 2.0f * (x * x + y * y);
+  // a[3 * row + col]
+  const float8 ox = (r10 * a[6] - r20 * a[3]) + (r11 * a[7] - r21 * a[4]) + (r12 * a[8] - r22 * a[5]);
+  const float8 oy = (r20 * a[0] - r00 * a[6]) + (r21 * a[1] - r01 * a[7]) + (r22 * a[2] - r02 * a[8]);
+  const float8 oz = (r00 * a[3] - r10 * a[0]) + (r01 * a[4] - r11 * a[1]) + (r02 * a[5] - r12 * a[2]);
+  const float8 d = r00 * a[0] + r10 * a[3] + r20 * a[6] + r01 * a[1] + r11 * a[4] + r21 * a[7] +
+                   r02 * a[2] + r12 * a[5] + r22 * a[8];
+  const float8 h = 0.5f / (fabs(d) + 1e-20f);
+  const float8 hx = h * ox, hy = h * oy, hz = h * oz;
+  // q = (omega / 2, 1) q
+  const float8 nx = x + w * hx + (hy * z - hz * y);
+  const float8 ny = y + w * hy + (hz * x - hx * z);
+  const float8 nz = z + w * hz + (hx * y - hy * x);
+  const float8 nw = w - (hx * x + hy * y + hz * z);
+  const float8 norm = rsqrt(nx * nx + ny * ny + nz * nz + nw * nw);
+  *qx = nx * norm;
+  *qy = ny * norm;
+  *qz = nz * norm;
+  *qw = nw * norm;
+}
+
+// Component k of the float8 vectors of particles i0 .. i0 + 7 (slots past n read slot n - 1).
+inline float8 component8(__global const float8* v, int i0, int n, int k) {
+  __global const float* f = (__global const float*)v;
+#define AT(l) f[8 * min(i0 + (l), n - 1) + k]
+  return (float8)(AT(0), AT(1), AT(2), AT(3), AT(4), AT(5), AT(6), AT(7));
+#undef AT
+}
+
+// Best-fit rotation R_i (3.14), warm-started from the last sweep's (3 steps of the iteration
+// above), then the constraint and the multiplier step (3.17); work-item w solves particles
+// 8w .. 8w + 7 (lanes past n compute on stale sums and write only padding slots).
+__kernel void conf_pos_solve(int n, int plane, __global const uint* flags,
+                             __global const float* sums, __global const float8* conf, P_CONST P,
+                             __global float* restrict rot, __global float* restrict lambda,
+                             __global float8* restrict dlambda, __global float4* restrict pconst) {
+  const int w = get_global_id(0);
+  const int i0 = 8 * w;
+  if (i0 >= n) return;
+#define LIVE(k) ((i0 + (k) < n && !(flags[min(i0 + (k), n - 1)] & FLAG_DEAD)) ? 1.0f : 0.0f)
+  const float8 live = (float8)(LIVE(0), LIVE(1), LIVE(2), LIVE(3), LIVE(4), LIVE(5), LIVE(6), LIVE(7));
+#undef LIVE
+#define SUM(c) (live * vload8(w, sums + (c) * plane))
+  float8 a[9];
+  for (int k = 0; k < 9; ++k) a[k] = SUM(PSUM_A + k);
+  float8 qx = (float8)(0.0f), qy = (float8)(0.0f), qz = (float8)(0.0f), qw = (float8)(1.0f);
+  if (P->corotation) {
+    qx = vload8(w, rot);
+    qy = vload8(w, rot + plane);
+    qz = vload8(w, rot + 2 * plane);
+    qw = vload8(w, rot + 3 * plane);
+    rotation_step(&qx, &qy, &qz, &qw, a);
+    rotation_step(&qx, &qy, &qz, &qw, a);
+    rotation_step(&qx, &qy, &qz, &qw, a);
+    vstore8(qx, w, rot);
+    vstore8(qy, w, rot + plane);
+    vstore8(qz, w, rot + 2 * plane);
+    vstore8(qw, w, rot + 3 * plane);
+  }
+  const float8 r00 = 1.0f - 2.0f * (qy * qy + qz * qz), r01 = 2.0f * (qx * qy - qw * qz);
+  const float8 r02 = 2.0f * (qx * qz + qw * qy), r10 = 2.0f * (qx * qy + qw * qz);
+  const float8 r11 = 1.0f - 2.0f * (qx * qx + qz * qz), r12 = 2.0f * (qy * qz - qw * qx);
+  const float8 r20 = 2.0f * (qx * qz - qw * qy), r21 = 2.0f * (qy * qz + qw * qx);
+  const float8 r22 = 1.0f - 2.0f * (qx * qx + qy * qy);
+  const float8 t00 = SUM(PSUM_T), t01 = SUM(PSUM_T + 1), t02 = SUM(PSUM_T + 2);
+  const float8 t10 = SUM(PSUM_T + 3), t11 = SUM(PSUM_T + 4), t12 = SUM(PSUM_T + 5);
+  const float8 t20 = SUM(PSUM_T + 6), t21 = SUM(PSUM_T + 7), t22 = SUM(PSUM_T + 8);
+  // M = S - R T, (R T)_ab = sum_c R_ac T_cb; c = Voigt(M + M^T)
+  const float8 rt00 = r00 * t00 + r01 * t10 + r02 * t20, rt01 = r00 * t01 + r01 * t11 + r02 * t21;
+  const float8 rt02 = r00 * t02 + r01 * t12 + r02 * t22, rt10 = r10 * t00 + r11 * t10 + r12 * t20;
+  const float8 rt11 = r10 * t01 + r11 * t11 + r12 * t21, rt12 = r10 * t02 + r11 * t12 + r12 * t22;
+  const float8 rt20 = r20 * t00 + r21 * t10 + r22 * t20, rt21 = r20 * t01 + r21 * t11 + r22 * t21;
+  const float8 rt22 = r20 * t02 + r21 * t12 + r22 * t22;
+  float8 c[6];
+  c[0] = 2.0f * (SUM(PSUM_S) - rt00);
+  c[1] = 2.0f * (SUM(PSUM_S + 1) - rt11);
+  c[2] = 2.0f * (SUM(PSUM_S + 2) - rt22);
+  c[3] = 2.0f * SUM(PSUM_S + 3) - rt01 - rt10;
+  c[4] = 2.0f * SUM(PSUM_S + 4) - rt02 - rt20;
+  c[5] = 2.0f * SUM(PSUM_S + 5) - rt12 - rt21;
+  // diag(J J^T) = diag of the fluid rows + voigt_sym_diag(s)
+  const float8 gx = SUM(PSUM_G), gy = SUM(PSUM_G + 1), gz = SUM(PSUM_G + 2);
+  const float8 hxx = SUM(PSUM_G2) + gx * gx, hyy = SUM(PSUM_G2 + 1) + gy * gy;
+  const float8 hzz = SUM(PSUM_G2 + 2) + gz * gz;
+  const float8 diag[6] = {4.0f * hxx, 4.0f * hyy, 4.0f * hzz, hxx + hyy, hxx + hzz, hyy + hzz};
+  const float coef_rest = P->beta / P->rest_neighbours;  // unused lanes: any finite value
+  const float8 coef = SUM(PSUM_COEF) + (1.0f - live) * coef_rest;
+#undef SUM
+  const float at = P->alpha * P->inv_dt * P->inv_dt;
+  // dlambda_k = (-C_k - at lambda_k) / (diag_k + at), C = q0 - I + c; a dead particle gets 0.
+  float8 dl[6];
+  for (int k = 0; k < 6; ++k) {
+    const float8 q0 = component8(conf, i0, n, k) - (k < 3 ? 1.0f : 0.0f);
+    const float8 l = vload8(w, lambda + k * plane);
+    dl[k] = live * (-(q0 + c[k]) - at * l) / (diag[k] + at + 1e-12f);
+    vstore8(l + dl[k], w, lambda + k * plane);
+  }
+  // Back to one float8 (dlambda) and one float4 (s_i, beta / n_i) per particle.
+#define STORE_LANE(l, s)                                                                   \
+  if (i0 + l < n) {                                                                        \
+    dlambda[i0 + l] = (float8)(dl[0].s, dl[1].s, dl[2].s, dl[3].s, dl[4].s, dl[5].s, 0.0f, 0.0f); \
+    pconst[i0 + l] = (float4)(gx.s, gy.s, gz.s, coef.s);                                   \
+  }
+  STORE_LANE(0, s0)
+  STORE_LANE(1, s1)
+  STORE_LANE(2, s2)
+  STORE_LANE(3, s3)
+  STORE_LANE(4, s4)
+  STORE_LANE(5, s5)
+  STORE_LANE(6, s6)
+  STORE_LANE(7, s7)
+#undef STORE_LANE
+}
+
+// x_i += (beta / n_i) sum_j J~_ji^T dl_j (3.18) with the pair terms of conf_pos_lambda (same
+// positions): -A(s_i)^T dl_i - V_i sum_j A(grad W_ij)^T dl_j, as in conf_vel_apply. Then the
+// walls and their friction.
 __kernel void conf_pos_apply(int n, __global const float4* x, __global float4* x_out,
                              __global const uint* flags, __global const uint* nbr,
-                             __global const uint* ncount, __global const uint* gnbr,
-                             __global const uint* gcount, __global const float4* xg,
-                             __global const float* gvol, __global const float* density,
+                             __global const uint* ncount, __global const float2* pair,
+                             __global const float4* pconst, __global const float* density,
                              __global const float8* dlambda, P_CONST P,
                              __global float4* contact, __global const float4* anchor,
                              __global const float4* x0) {
@@ -409,11 +625,10 @@ __kernel void conf_pos_apply(int n, __global const float4* x, __global float4* x
     x_out[i] = x[i];
     return;
   }
-  float count;
-  const float3 xi = x[i].xyz;
-  const float3 d = conf_correction(i, n, xi, particle_volume(density[i], P), dlambda[i], x, nbr,
-                                   ncount, gnbr, gcount, xg, gvol, density, dlambda, P, &count);
-  float3 p = xi + (P->beta / count) * d;
+  const float3 acc = pair_sym_t_sum(i, n, x, nbr, ncount, pair, dlambda, P);
+  const float4 pc = pconst[i];
+  const float3 d = -voigt_sym_t(pc.xyz, dlambda[i]) - particle_volume(density[i], P) * acc;
+  float3 p = x[i].xyz + pc.w * d;
   float3 nrm = (float3)(0.0f);
   float4 wall = contact[i];
   const float3 before = p;
@@ -462,7 +677,8 @@ inline int voigt_index(int a, int b) {
 __kernel void conf_update(int n, __global const float4* x, __global const float4* x0,
                           __global const uint* flags, __global float8* conf,
                           __global const uint* nbr, __global const uint* ncount,
-                          __global const float* density, __global const float4* rot, P_CONST P) {
+                          __global const float* density, __global const float* rot, int plane,
+                          P_CONST P) {
   const int i = get_global_id(0);
   if (i >= n) return;
   if (flags[i] & FLAG_DEAD) return;
@@ -473,7 +689,8 @@ __kernel void conf_update(int n, __global const float4* x, __global const float4
   // L = corotational velocity gradient + the spin of R over the substep.
   const float3 xi = x[i].xyz;
   const float3 x0i = x0[i].xyz;
-  const float4 q = P->corotation ? rot[i] : (float4)(0.0f, 0.0f, 0.0f, 1.0f);
+  const float4 q = P->corotation ? (float4)(rot[i], rot[plane + i], rot[2 * plane + i], rot[3 * plane + i])
+                                 : (float4)(0.0f, 0.0f, 0.0f, 1.0f);
   float L[3][3] = {{0.0f}};
   const uint cnt = min(ncount[i], (uint)P->max_neighbours);
   for (uint k = 0; k < cnt; ++k) {

@@ -14,14 +14,16 @@
 // proportion to their inverse-mass weight w = rho_ref / rho0 (0 for a solid, which keeps no
 // constraint of its own): |grad_k C_i|^2 terms and dx_i are weighted by w, the relaxation by
 // the particle's compliance scale (media_weight = (w, scale); (1, 1) without media).
+// pbf_lambda leaves the pair terms (V0 f_ij, k (W_ij / W(dq))^4), grad W_ij = f_ij (x_i - x_j),
+// in `pair` for pbf_apply, which runs at the same positions and so evaluates no kernel.
 
 __kernel void pbf_lambda(int n, __global const float4* x, __global const uint* flags,
                          __global const uint* nbr, __global const uint* ncount,
                          __global const uint* gnbr, __global const uint* gcount,
                          __global const float4* xg, __global const float* gvol, P_CONST P,
-                         __global float* density, __global float* lambda,
-                         __global float* lambda_sum, __global const float2* weight,
-                         int weighted) {
+                         __global float* restrict density, __global float* restrict lambda,
+                         __global float* restrict lambda_sum, __global const float2* weight,
+                         __global float2* restrict pair, int weighted) {
   const int i = get_global_id(0);
   if (i >= n) return;
   if (flags[i] & FLAG_DEAD) {
@@ -32,14 +34,25 @@ __kernel void pbf_lambda(int n, __global const float4* x, __global const uint* f
   const float v0 = P->rest_volume;
   // Scalar components in the loop so the compiler can vectorise it across neighbours.
   __global const float* xs = (__global const float*)x;
+  __global float* restrict ps = (__global float*)pair;
+  const float sk = P->scorr_k, sq = P->scorr_inv_wdq;
   float sum_w = P->w_zero, gx = 0.0f, gy = 0.0f, gz = 0.0f, sum_grad2 = 0.0f, kappa = 0.0f;
   const int cnt = (int)min(ncount[i], (uint)P->max_neighbours);
-  for (int k = 0; k < cnt; ++k) {
+  const int padded = padded_count(cnt, P->max_neighbours);
+  for (int k = 0; k < padded; ++k) {
     const uint j = NBR(nbr, i, k, n, P->max_neighbours);
     const float rx = xi.x - xs[4 * j], ry = xi.y - xs[4 * j + 1], rz = xi.z - xs[4 * j + 2];
     const float r2 = rx * rx + ry * ry + rz * rz;
-    sum_w += kernel_w(r2, P);
-    const float f = v0 * kernel_grad_factor(r2, P);
+    const float live = (float)(k < cnt);  // 0 for padding
+    const float w = live * kernel_w(r2, P);
+    sum_w += w;
+    const float f = live * v0 * kernel_grad_factor(r2, P);
+    // s_corr = -k (W / W(dq))^4
+    const float ws = w * sq;
+    const float ws2 = ws * ws;
+    const int e = 2 * NBR_INDEX(i, k, n, P->max_neighbours);
+    ps[e] = f;
+    ps[e + 1] = sk * ws2 * ws2;
     gx += f * rx;
     gy += f * ry;
     gz += f * rz;
@@ -86,9 +99,10 @@ __kernel void pbf_apply(int n, __global const float4* x, __global float4* x_out,
                         __global const uint* ncount, __global const uint* gnbr,
                         __global const uint* gcount, __global const float4* xg,
                         __global const float4* gnormal, __global const float* gvol,
-                        __global const float* lambda, P_CONST P, __global float4* contact,
-                        __global float4* ghost_contact, __global const float4* anchor,
-                        __global const float4* x0, __global const float2* weight) {
+                        __global const float* lambda, __global const float2* pair,
+                        P_CONST P, __global float4* contact, __global float4* ghost_contact,
+                        __global const float4* anchor, __global const float4* x0,
+                        __global const float2* weight) {
   const int i = get_global_id(0);
   if (i >= n) return;
   const float wi = weight[i].x;
@@ -99,24 +113,25 @@ __kernel void pbf_apply(int n, __global const float4* x, __global float4* x_out,
   }
   const float3 xi = x[i].xyz;
   const float li = lambda[i];
-  const float v0 = P->rest_volume;
-  __global const float* xs = (__global const float*)x;
-  float dx_x = 0.0f, dx_y = 0.0f, dx_z = 0.0f;
-  const int cnt = (int)min(ncount[i], (uint)P->max_neighbours);
-  const float sk = P->scorr_k, sq = P->scorr_inv_wdq;
-  for (int k = 0; k < cnt; ++k) {
-    const uint j = NBR(nbr, i, k, n, P->max_neighbours);
-    const float rx = xi.x - xs[4 * j], ry = xi.y - xs[4 * j + 1], rz = xi.z - xs[4 * j + 2];
-    const float r2 = rx * rx + ry * ry + rz * rz;
-    // s_corr = -k (W / W(dq))^4
-    const float w = kernel_w(r2, P) * sq;
-    const float w2 = w * w;
-    const float f = v0 * (li + lambda[j] - sk * w2 * w2) * kernel_grad_factor(r2, P);
-    dx_x += f * rx;
-    dx_y += f * ry;
-    dx_z += f * rz;
+  // dx_i = sum_j (lambda_i + lambda_j + s_corr_ij) V0 f_ij (x_i - x_j): whole float4 loads per
+  // neighbour, two accumulators to halve the dependency chain; padded entries have f = 0.
+  float4 acc = (float4)(0.0f), acc2 = (float4)(0.0f);
+  const float4 x4 = x[i];
+  const int cnt = padded_count((int)min(ncount[i], (uint)P->max_neighbours), P->max_neighbours);
+  int k = 0;
+  for (; k + 1 < cnt; k += 2) {
+    const uint ja = NBR(nbr, i, k, n, P->max_neighbours), jb = NBR(nbr, i, k + 1, n, P->max_neighbours);
+    const float2 pa = NBR(pair, i, k, n, P->max_neighbours);
+    const float2 pb = NBR(pair, i, k + 1, n, P->max_neighbours);
+    acc += ((li + lambda[ja] - pa.y) * pa.x) * (x4 - x[ja]);
+    acc2 += ((li + lambda[jb] - pb.y) * pb.x) * (x4 - x[jb]);
   }
-  float3 dx = wi * (float3)(dx_x, dx_y, dx_z);
+  if (k < cnt) {
+    const uint ja = NBR(nbr, i, k, n, P->max_neighbours);
+    const float2 pa = NBR(pair, i, k, n, P->max_neighbours);
+    acc += ((li + lambda[ja] - pa.y) * pa.x) * (x4 - x[ja]);
+  }
+  float3 dx = wi * (acc + acc2).xyz;
   const uint gc = min(gcount[i], (uint)P->max_ghost_neighbours);
   if (P->density_coupling) {
     for (uint k = 0; k < gc; ++k) {

@@ -3,11 +3,13 @@
 // point: fluid->fluid (self excluded), fluid->ghost, ghost->fluid. The fluid set is physically
 // sorted, so a cell range is a slot range; the ghost set is indexed through its permutation.
 // count[i] is the true number found; only the first `cap` are stored (stats report overflow).
+// With pad_self the list is padded with i itself to padded_count entries (fluid->fluid).
 
 __kernel void build_neighbours(int nq, __global const float4* xq, __global const uint* flags_q,
                                __global const uint* cell_start, __global const uint* perm,
                                int indirect, __global const float4* xs, int exclude_self,
-                               int cap, P_CONST P, __global uint* nbr, __global uint* count) {
+                               int pad_self, int cap, P_CONST P, __global uint* nbr,
+                               __global uint* count) {
   const int i = get_global_id(0);
   if (i >= nq) return;
   if (flags_q[i] & FLAG_DEAD) {
@@ -45,6 +47,9 @@ __kernel void build_neighbours(int nq, __global const float4* xq, __global const
     }
   }
   count[i] = k;
+  if (pad_self) {
+    for (int p = min((int)k, cap); p < padded_count((int)k, cap); ++p) NBR(nbr, i, p, nq, cap) = (uint)i;
+  }
 }
 
 // Ghost volumes (after Akinci et al. 2012): V_g = 1 / (2 sum_k W(x_g - x_k)) over the ghosts near

@@ -2,14 +2,19 @@
 
 namespace sonoflow::fluid {
 
+namespace {
+constexpr std::size_t kSumPlanes = 31;  // cl/conformation.cl PSUM_PLANES
+}  // namespace
+
 Expected<std::unique_ptr<ConstraintSet>> Conformation::create(const ClRuntime& rt, DeviceState& s) {
   auto set = std::make_unique<Conformation>();
   const std::pair<cl::Kernel*, const char*> kernels[] = {
-      {&set->density_, "conf_density"},       {&set->vel_lambda_, "conf_vel_lambda"},
-      {&set->spin_kernel_, "conf_vel_spin"},    {&set->mix_, "chebyshev_mix"},
+      {&set->vel_begin_, "conf_vel_begin"},   {&set->vel_setup_, "conf_vel_setup"},
+      {&set->vel_lambda_, "conf_vel_lambda"}, {&set->mix_, "chebyshev_mix"},
       {&set->mix8_, "chebyshev_mix8"},
       {&set->vel_apply_, "conf_vel_apply"},   {&set->vel_finish_, "conf_vel_finish"},
-      {&set->pos_lambda_, "conf_pos_lambda"}, {&set->pos_apply_, "conf_pos_apply"},
+      {&set->pos_sums_, "conf_pos_sums"},     {&set->pos_solve_, "conf_pos_solve"},
+      {&set->pos_apply_, "conf_pos_apply"},
       {&set->reaction_, "ghost_conf_reaction"}, {&set->update_, "conf_update"}};
   for (auto [k, name] : kernels) {
     auto kernel = rt.kernel(name);
@@ -20,8 +25,15 @@ Expected<std::unique_ptr<ConstraintSet>> Conformation::create(const ClRuntime& r
   cl_int err = CL_SUCCESS;
   set->lambda_ = cl::Buffer(rt.context(), CL_MEM_READ_WRITE, cap * 32, nullptr, &err);
   if (err == CL_SUCCESS) set->dlambda_ = cl::Buffer(rt.context(), CL_MEM_READ_WRITE, cap * 32, nullptr, &err);
-  if (err == CL_SUCCESS) set->rot_ = cl::Buffer(rt.context(), CL_MEM_READ_WRITE, cap * 16, nullptr, &err);
+  // Per-particle planes of the position solve, padded to whole float8 lanes.
+  set->plane_ = (cap + 7) / 8 * 8;
+  const std::size_t plane_bytes = set->plane_ * 4;
+  if (err == CL_SUCCESS) set->rot_ = cl::Buffer(rt.context(), CL_MEM_READ_WRITE, 4 * plane_bytes, nullptr, &err);
+  if (err == CL_SUCCESS) set->plambda_ = cl::Buffer(rt.context(), CL_MEM_READ_WRITE, 6 * plane_bytes, nullptr, &err);
   if (err == CL_SUCCESS) set->spin_ = cl::Buffer(rt.context(), CL_MEM_READ_WRITE, cap * 16, nullptr, &err);
+  if (err == CL_SUCCESS) set->vconst_ = cl::Buffer(rt.context(), CL_MEM_READ_WRITE, cap * 64, nullptr, &err);
+  if (err == CL_SUCCESS) set->pconst_ = cl::Buffer(rt.context(), CL_MEM_READ_WRITE, cap * 16, nullptr, &err);
+  if (err == CL_SUCCESS) set->psums_ = cl::Buffer(rt.context(), CL_MEM_READ_WRITE, kSumPlanes * plane_bytes, nullptr, &err);
   if (err == CL_SUCCESS) set->prev_ = cl::Buffer(rt.context(), CL_MEM_READ_WRITE, cap * 16, nullptr, &err);
   if (err == CL_SUCCESS) set->lambda_cur_ = cl::Buffer(rt.context(), CL_MEM_READ_WRITE, cap * 32, nullptr, &err);
   if (err == CL_SUCCESS) set->lambda_prev_ = cl::Buffer(rt.context(), CL_MEM_READ_WRITE, cap * 32, nullptr, &err);
@@ -38,10 +50,12 @@ void Conformation::reset_lambda(SolverContext& ctx) {
 }
 
 void Conformation::begin_substep(SolverContext& ctx) {
-  // The best-fit rotations start at identity each substep (x = x0 at its start).
-  const cl_float4 identity = {{0.0f, 0.0f, 0.0f, 1.0f}};
-  ctx.launch.record(ctx.launch.queue().enqueueFillBuffer(rot_, identity, 0,
-                                                         static_cast<std::size_t>(std::max(ctx.s.n, 1)) * 16));
+  // The best-fit rotations start at identity each substep (x = x0 at its start): planes x, y, z
+  // zero, plane w one.
+  const std::size_t plane_bytes = plane_ * 4;
+  ctx.launch.fill(rot_, 3 * plane_bytes);
+  ctx.launch.record(ctx.launch.queue().enqueueFillBuffer(rot_, 1.0f, 3 * plane_bytes, plane_bytes));
+  ctx.launch.fill(plambda_, 6 * plane_bytes);
   reset_lambda(ctx);
 }
 
@@ -50,9 +64,10 @@ void Conformation::velocity_phase(SolverContext& ctx) {
   if (m.model != MaterialModel::Viscoelastic || m.velocity_iterations <= 0) return;
   DeviceState& s = ctx.s;
   Launcher& L = ctx.launch;
-  L.run(density_, s.n, s.n, s.x.a, s.flags.a, s.nbr, s.nbr_count, s.gnbr, s.gnbr_count, s.xg,
-        s.g_volume, s.params, s.density);
-  L.run(spin_kernel_, s.n, s.n, s.x.a, s.v.a, s.flags.a, s.nbr, s.nbr_count, s.params, spin_);
+  L.run(vel_begin_, s.n, s.n, s.x.a, s.v.a, s.flags.a, s.nbr, s.nbr_count, s.gnbr, s.gnbr_count,
+        s.xg, s.g_volume, s.params, s.density, spin_);
+  L.run(vel_setup_, s.n, s.n, s.x.a, s.flags.a, s.nbr, s.nbr_count, s.gnbr, s.gnbr_count, s.xg,
+        s.vg, s.g_volume, s.density, spin_, s.params, s.pair, vconst_);
   // The ghosts' share of a velocity sweep is an impulse m du: scale = dt.
   const float scale = s.dt;
   // Chebyshev acceleration only for stiff, purely viscous materials (tau = 0, alpha <= 0.01):
@@ -67,10 +82,10 @@ void Conformation::velocity_phase(SolverContext& ctx) {
   }
   for (int it = 0; it < m.velocity_iterations; ++it) {
     if (rho2 > 0) L.record(L.queue().enqueueCopyBuffer(lambda_, lambda_cur_, 0, 0, n * 32));
-    L.run(vel_lambda_, s.n, s.n, s.x.a, s.v.a, s.flags.a, s.conf.a, s.nbr, s.nbr_count, s.gnbr,
-          s.gnbr_count, s.xg, s.vg, s.g_volume, s.density, spin_, s.params, lambda_, dlambda_);
-    L.run(vel_apply_, s.n, s.n, s.x.a, s.x0.a, s.v.a, s.v.b, s.flags.a, s.nbr, s.nbr_count, s.gnbr,
-          s.gnbr_count, s.xg, s.g_volume, s.density, dlambda_, s.params);
+    L.run(vel_lambda_, s.n, s.n, s.x.a, s.v.a, s.flags.a, s.conf.a, s.nbr, s.nbr_count, s.pair,
+          vconst_, s.params, lambda_, dlambda_);
+    L.run(vel_apply_, s.n, s.n, s.x.a, s.x0.a, s.v.a, s.v.b, s.flags.a, s.nbr, s.nbr_count,
+          s.pair, vconst_, s.density, dlambda_, s.params);
     if (s.ng > 0 && s.ghost_viscosity) {
       L.run(reaction_, s.ng, s.ng, s.xg, s.g_flags, s.g_nbr, s.g_nbr_count, s.x.a, s.nbr_count,
             s.gnbr_count, s.g_volume, dlambda_, scale, s.params, s.g_impulse);
@@ -83,16 +98,18 @@ void Conformation::velocity_phase(SolverContext& ctx) {
     s.v.swap();
   }
   L.run(vel_finish_, s.n, s.n, s.x.a, s.x0.a, s.v.a, s.flags.a, s.params);
-  reset_lambda(ctx);
 }
 
 void Conformation::project(SolverContext& ctx) {
   DeviceState& s = ctx.s;
   Launcher& L = ctx.launch;
-  L.run(pos_lambda_, s.n, s.n, s.x.a, s.x0.a, s.flags.a, s.conf.a, s.nbr, s.nbr_count, s.gnbr,
-        s.gnbr_count, s.xg, s.xg0, s.g_volume, s.density, rot_, s.params, lambda_, dlambda_);
-  L.run(pos_apply_, s.n, s.n, s.x.a, s.x.b, s.flags.a, s.nbr, s.nbr_count, s.gnbr, s.gnbr_count,
-        s.xg, s.g_volume, s.density, dlambda_, s.params, s.contact, s.anchor.a, s.x0.a);
+  const auto plane = static_cast<cl_int>(plane_);
+  L.run(pos_sums_, s.n, s.n, plane, s.x.a, s.x0.a, s.flags.a, s.nbr, s.nbr_count, s.gnbr,
+        s.gnbr_count, s.xg, s.xg0, s.g_volume, s.density, s.params, s.pair, psums_);
+  L.run(pos_solve_, (s.n + 7) / 8, s.n, plane, s.flags.a, psums_, s.conf.a, s.params, rot_,
+        plambda_, dlambda_, pconst_);
+  L.run(pos_apply_, s.n, s.n, s.x.a, s.x.b, s.flags.a, s.nbr, s.nbr_count, s.pair, pconst_,
+        s.density, dlambda_, s.params, s.contact, s.anchor.a, s.x0.a);
   if (s.ng > 0 && s.ghost_viscosity) {
     const float scale = 1.0f / s.dt;  // a position sweep's share: m dx / dt
     L.run(reaction_, s.ng, s.ng, s.xg, s.g_flags, s.g_nbr, s.g_nbr_count, s.x.a, s.nbr_count,
@@ -104,7 +121,7 @@ void Conformation::project(SolverContext& ctx) {
 void Conformation::end_substep(SolverContext& ctx) {
   DeviceState& s = ctx.s;
   ctx.launch.run(update_, s.n, s.n, s.x.a, s.x0.a, s.flags.a, s.conf.a, s.nbr, s.nbr_count,
-                 s.density, rot_, s.params);
+                 s.density, rot_, static_cast<cl_int>(plane_), s.params);
 }
 
 }  // namespace sonoflow::fluid

@@ -57,20 +57,20 @@ void NeighbourSearch::reorder_fluid(Launcher& launch, DeviceState& s, Travel tra
 }
 
 void NeighbourSearch::build_lists(Launcher& launch, DeviceState& s) {
-  const cl_int direct = 0, indirect = 1, exclude = 1, include = 0;
+  const cl_int direct = 0, indirect = 1, exclude = 1, include = 0, pad = 1, no_pad = 0;
   launch.run(build_neighbours_, s.n, s.n, s.x.a, s.flags.a, s.fluid_grid.cell_start,
-             s.fluid_grid.perm, direct, s.x.a, exclude, s.max_neighbours, s.params, s.nbr,
+             s.fluid_grid.perm, direct, s.x.a, exclude, pad, s.max_neighbours, s.params, s.nbr,
              s.nbr_count);
   if (s.ng == 0) {  // no hand: every fluid particle has no ghost neighbour
     launch.fill(s.gnbr_count, sizeof(cl_uint) * static_cast<std::size_t>(s.n));
     return;
   }
   launch.run(build_neighbours_, s.n, s.n, s.x.a, s.flags.a, s.ghost_grid.cell_start,
-             s.ghost_grid.perm, indirect, s.xg, include, s.max_ghost_neighbours, s.params,
-             s.gnbr, s.gnbr_count);
+             s.ghost_grid.perm, indirect, s.xg, include, no_pad, s.max_ghost_neighbours,
+             s.params, s.gnbr, s.gnbr_count);
   launch.run(build_neighbours_, s.ng, s.ng, s.xg, s.g_flags, s.fluid_grid.cell_start,
-             s.fluid_grid.perm, direct, s.x.a, include, s.max_neighbours, s.params, s.g_nbr,
-             s.g_nbr_count);
+             s.fluid_grid.perm, direct, s.x.a, include, no_pad, s.max_neighbours, s.params,
+             s.g_nbr, s.g_nbr_count);
   launch.run(ghost_volume_, s.ng, s.ng, s.xg, s.g_flags, s.ghost_grid.cell_start,
              s.ghost_grid.perm, s.params, s.g_volume);
 }

@@ -27,7 +27,8 @@ class NeighbourSearch {
   // id -> slot map.
   void reorder_fluid(Launcher& launch, DeviceState& s, Travel travel);
 
-  // Fluid->fluid, fluid->ghost and ghost->fluid lists, and the ghost volumes.
+  // Fluid->fluid (padded, cl/common.cl NBR_PAD), fluid->ghost and ghost->fluid lists, and the
+  // ghost volumes.
   void build_lists(Launcher& launch, DeviceState& s);
 
  private:
