@@ -123,6 +123,15 @@ Expected<std::unique_ptr<ClRuntime>> ClRuntime::create(const DeviceSelector& sel
   err = rt->program_.build(std::vector<cl::Device>{chosen}, build_options.c_str());
   if (err != CL_SUCCESS) {
     std::string log = rt->program_.getBuildInfo<CL_PROGRAM_BUILD_LOG>(chosen);
+    // The log numbers lines of the joined program; say which file each range came from.
+    log += "\nprogram lines by file:";
+    int line = 1;
+    for (const ProgramPart& part : program) {
+      int lines = 0;
+      for (const char* c = part.text; *c != '\0'; ++c) lines += *c == '\n' ? 1 : 0;
+      log += " " + std::string(part.file) + " " + std::to_string(line) + "-" + std::to_string(line + lines);
+      line += lines;
+    }
     return Error{Errc::BuildFailed, "OpenCL build of the " + std::string(program_name) +
                                         " kernels failed on '" + rt->info_.name +
                                         "' with options '" + build_options +
