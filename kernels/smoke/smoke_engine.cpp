@@ -432,6 +432,7 @@ void SmokeEngine::step_frame(const HandFrame& newest, const HandFrame* previous,
     out.hand_ids[static_cast<std::size_t>(h)] = newest.hands[static_cast<std::size_t>(h)].hand_id;
   ++out.sequence;
   const TargetSummary targets = fill_contact_field(m.target_position, m.target_normal, newest, out);
+  stats.hand_columns = targets.hand_columns;
   stats.contact_samples = targets.samples;
   stats.samples_dropped = targets.dropped;
   stats.max_contact_pressure = targets.max_pressure;

@@ -15,8 +15,8 @@
 // confinement, prescribe the velocity of every face on a wall or the hand (free slip), and
 // project: solve the pressure Poisson problem (red-black SOR or multigrid-preconditioned CG, to
 // config.pressure.tolerance or its iteration cap) and subtract its gradient. After the frame's
-// last step, targets are extracted from the array's wall (the low-z face) and written to `out`
-// as samples anchored to hand joints. step_frame does not allocate, lock or throw; it blocks for
+// last step, targets are extracted from the array's wall (the low-z face) and the ones with
+// pressure written to `out` as samples anchored to hand joints. step_frame does not allocate, lock or throw; it blocks for
 // its own device work (the pressure solver's residual checks, the read-back of targets and
 // statistics).
 #include <array>
@@ -53,8 +53,9 @@ struct SmokeStats {
   float heat = 0;                  // K m^3 above ambient
   float max_speed = 0;             // m/s
   float max_smoke_density = 0;
-  int contact_samples = 0;
-  int samples_dropped = 0;         // wall columns on the hand that did not fit the field
+  int hand_columns = 0;            // wall columns whose march met the hand
+  int contact_samples = 0;         // of those, the ones with pressure (p* > 0) in the field
+  int samples_dropped = 0;         // samples with pressure that did not fit the field
   float max_contact_pressure = 0;  // Pa
   int device_errors = 0;           // failed OpenCL calls this frame (should stay 0)
 };

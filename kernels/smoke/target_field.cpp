@@ -14,13 +14,17 @@ TargetSummary fill_contact_field(std::span<const Float4> position, std::span<con
   out.count = 0;
   const std::size_t columns = std::min(position.size(), normal.size());
   const int hands = std::min<int>(newest.hand_count, kMaxHands);
-  auto usable = [&](std::size_t c) {
+  auto on_hand = [&](std::size_t c) {
     const int bone = static_cast<int>(normal[c].w);
     return normal[c].w >= 0 && HandObstacle::hand_of(bone) < hands && std::isfinite(position[c].x) &&
            std::isfinite(position[c].y) && std::isfinite(position[c].z) && std::isfinite(position[c].w);
   };
+  auto usable = [&](std::size_t c) { return on_hand(c) && position[c].w > 0; };
   std::size_t hits = 0;
-  for (std::size_t c = 0; c < columns; ++c) hits += usable(c) ? 1 : 0;
+  for (std::size_t c = 0; c < columns; ++c) {
+    summary.hand_columns += on_hand(c) ? 1 : 0;
+    hits += usable(c) ? 1 : 0;
+  }
   const std::size_t stride = std::max<std::size_t>(1, (hits + kMaxContactSamples - 1) / kMaxContactSamples);
   std::size_t seen = 0;
   for (std::size_t c = 0; c < columns; ++c) {
@@ -38,7 +42,7 @@ TargetSummary fill_contact_field(std::span<const Float4> position, std::span<con
     ContactSample& s = out.samples[out.count++];
     s.position = to_vec3f(x);
     s.normal = {normal[c].x, normal[c].y, normal[c].z};
-    s.pressure = std::max(position[c].w, 0.0f);
+    s.pressure = position[c].w;
     s.weight = 1;
     s.joint = static_cast<std::uint8_t>(joint);
     s.hand = static_cast<std::uint8_t>(h);
