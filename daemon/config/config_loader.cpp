@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <set>
 #include <sstream>
 #include <toml++/toml.h>
@@ -152,6 +153,7 @@ void walk(const toml::table& table, const std::string& prefix, const std::vector
       errors.push_back(ConfigError{std::string(source), static_cast<int>(where.line),
                                    static_cast<int>(where.column), path, std::move(message)});
     };
+    if (path == "smoke") continue;  // the smoke medium's own table: read_smoke_table below
     if (const KeyInfo* key = find_key(keys, path)) {
       if (auto why = assign(*key, node); !why.empty()) error(std::move(why));
       continue;
@@ -196,10 +198,38 @@ void check_cross_keys(const Config& c, std::string_view source,
                                 "\" is not a preset name (lower-case letters, digits, '-', '_')");
 }
 
-ConfigResult load_table(const toml::table& table, std::string_view source, const Config& base) {
+// The [smoke] table, when the document has one, through kernels/smoke's reader (its errors name
+// file, line and key already).
+void read_smoke_table(const toml::table& table, std::string_view text, std::string_view source,
+                      ConfigResult& result) {
+  if (!table.contains("smoke")) return;
+  auto setup = smoke::parse_smoke_setup(text, source);
+  if (!setup) {
+    // "source:line:column: what" back into its parts.
+    ConfigError e{std::string(source), 0, 0, "smoke", setup.error().message};
+    const std::string& m = setup.error().message;
+    if (m.compare(0, source.size() + 1, std::string(source) + ":") == 0) {
+      int line = 0, column = 0, used = 0;
+      if (std::sscanf(m.c_str() + source.size() + 1, "%d:%d: %n", &line, &column, &used) == 2 && used > 0) {
+        e.line = line;
+        e.column = column;
+        e.message = m.substr(source.size() + 1 + static_cast<std::size_t>(used));
+      } else {
+        e.message = m.substr(m.find(": ") == std::string::npos ? 0 : m.find(": ") + 2);
+      }
+    }
+    result.errors.push_back(std::move(e));
+    return;
+  }
+  result.config.smoke = std::move(setup.value());
+}
+
+ConfigResult load_table(const toml::table& table, std::string_view text, std::string_view source,
+                        const Config& base) {
   ConfigResult result{base, {}};
   auto keys = config_keys(result.config);
   walk(table, "", keys, source, result.errors);
+  read_smoke_table(table, text, source, result);
   check_cross_keys(result.config, source, result.errors);
   return result;
 }
@@ -246,7 +276,10 @@ ConfigResult load_config_file(const std::string& path, const Config& base) {
     return result;
   }
   try {
-    return load_table(toml::parse_file(path), path, base);
+    std::ifstream in(path);
+    std::ostringstream text;
+    text << in.rdbuf();
+    return load_table(toml::parse(text.str(), path), text.str(), path, base);
   } catch (const toml::parse_error& e) {
     // toml++ reports a missing file as a parse error too; its description says which.
     return parse_failure(e, path);
@@ -256,7 +289,7 @@ ConfigResult load_config_file(const std::string& path, const Config& base) {
 ConfigResult load_config_string(std::string_view text, std::string_view source,
                                 const Config& base) {
   try {
-    return load_table(toml::parse(text, source), source, base);
+    return load_table(toml::parse(text, source), text, source, base);
   } catch (const toml::parse_error& e) {
     return parse_failure(e, source);
   }
@@ -297,6 +330,7 @@ std::vector<std::string> restart_keys_changed(const Config& running, const Confi
     if (ka[i].reload == Reload::Restart && format_value(ka[i]) != format_value(kb[i]))
       changed.emplace_back(ka[i].key);
   }
+  if (!smoke::same_setup(running.smoke, loaded.smoke)) changed.emplace_back("smoke");
   return changed;
 }
 

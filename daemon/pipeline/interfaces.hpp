@@ -6,6 +6,7 @@
 // Until the drivers (issue 3), fluid (issue 5) and haptics (issue 4) layers land, the daemon
 // runs stand-ins from daemon/standins/ behind these same seams; the pipeline does not know
 // which implementation it drives.
+#include <array>
 #include <cstdint>
 #include <string_view>
 
@@ -25,13 +26,21 @@ class HandSource {
   virtual double nominal_rate_hz() const noexcept = 0;
 };
 
+enum class Medium : std::uint32_t { Particles = 0, Smoke = 1 };
+
 struct FluidStepInfo {
   std::uint32_t particles = 0;
   bool ok = true;  // false: the engine failed this frame (the field is not published)
+  // A grid medium (smoke): its size and the pressure solve of the frame's last step.
+  Medium medium = Medium::Particles;
+  std::array<std::uint32_t, 3> grid{};
+  std::uint32_t pressure_iterations = 0;
+  float pressure_residual = 0;  // 1/s, divergence left by the projection
 };
 
 // Fluid side, called by the fluid thread at fluid.rate_hz (not real-time critical, but it
-// must not block on anything but its own compute).
+// must not block on anything but its own compute). The medium (particles or smoke) is chosen
+// at start (fluid.medium); the stage drives either through this seam.
 class FluidModel {
  public:
   virtual ~FluidModel() = default;
