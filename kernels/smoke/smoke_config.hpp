@@ -49,7 +49,7 @@ struct SmokeConfig {
   Vec3f gravity{0, 0, -9.81f};              // buoyancy acts against its direction
   Vec3f body_force{0, 0, 0};                // m/s^2, e.g. a steady draught
   float smoke_weight = 0.0f;                // m/s^2 per unit smoke density (Fedkiw's alpha)
-  float heat_lift = 9.81f / 293.0f;         // m/s^2 per K above ambient (Boussinesq: g / T0)
+  float heat_lift = 0.0335f;                // m/s^2 per K above ambient (Boussinesq: g / T0 at 293 K)
   float vorticity = 10.0f;                  // 1/s, confinement strength epsilon: the force is
                                             // eps h |omega| at a vortex core; 0 switches it off
   float smoke_decay = 0.0f;                 // 1/s, exponential fading of the smoke density
