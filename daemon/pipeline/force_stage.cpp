@@ -94,6 +94,7 @@ void ForceStage::record(const rt::LoopTick& tick, std::uint64_t new_frame) noexc
   ForceTickRecord r;
   r.tick = ticks_;
   r.deadline_ns = tick.deadline_ns;
+  r.wake_ns = tick.wake_ns;
   r.force_frame = new_frame;
   r.stylus_position = stylus_.position;
   r.stylus_orientation = stylus_.orientation;

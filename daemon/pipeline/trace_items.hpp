@@ -101,6 +101,7 @@ static_assert(std::is_trivially_copyable_v<EmittedBlock>);
 struct ForceTickRecord {
   std::uint64_t tick = 0;
   std::int64_t deadline_ns = 0;      // the loop's grid instant
+  std::int64_t wake_ns = 0;          // when the loop woke (the force's freshness is judged from it)
   std::uint64_t force_frame = 0;     // fluid frame whose force arrived this tick; 0 = none new
   Vec3f stylus_position;             // m, array frame (the last valid pose)
   Quatf stylus_orientation;
@@ -111,6 +112,6 @@ struct ForceTickRecord {
   std::uint8_t stopping = 0;         // 1: stop requested
   std::uint8_t reserved = 0;
 };
-static_assert(sizeof(ForceTickRecord) == 80 && std::is_trivially_copyable_v<ForceTickRecord>);
+static_assert(sizeof(ForceTickRecord) == 88 && std::is_trivially_copyable_v<ForceTickRecord>);
 
 }  // namespace sonoflow::daemon
