@@ -338,7 +338,14 @@ std::string Pipeline::status_line() const {
                 array.connected ? "streaming" : "LOST",
                 static_cast<unsigned long long>(array.underruns),
                 static_cast<unsigned long long>(array.usb_errors));
-  return buf;
+  std::string line = buf;
+  status::ForceFeedbackStatus force;
+  if (force_ && status_->force_feedback.lock.load(force)) {
+    line += force.output == status::ForceOutput::Rendering ? "; force rendering"
+            : force.output == status::ForceOutput::Ramping ? "; force ramping to zero"
+                                                           : "; force released";
+  }
+  return line;
 }
 
 std::string Pipeline::summary_json(std::int64_t now_ns) const {

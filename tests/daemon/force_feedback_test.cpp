@@ -294,6 +294,8 @@ TEST(ForceFeedback, ForceLoopPublishesItsRowAndSection) {
   const std::string summary = r.rig.pipeline->summary_json(r.rig.clock.now_ns());
   EXPECT_NE(summary.find("\"name\":\"force\""), std::string::npos);
   EXPECT_NE(summary.find("\"force_feedback\":{\"enabled\":true"), std::string::npos);
+  EXPECT_NE(r.rig.pipeline->status_line().find("; force rendering"), std::string::npos)
+      << r.rig.pipeline->status_line();
 }
 
 // The force loop (device read, mailboxes, servo, device command, status, trace) in steady
