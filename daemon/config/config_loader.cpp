@@ -200,6 +200,11 @@ void walk(const toml::table& table, const std::string& prefix, const std::vector
   }
 }
 
+// The longest ramp from the force cap to zero the config may ask for: stop() waits 500 ms for
+// the array's fade and the force's ramp together, and a stalled fluid should not keep the device
+// pushing for long.
+constexpr double kForceRampLimitMs = 250;
+
 // Rules that involve more than one key.
 void check_cross_keys(const Config& c, std::string_view source,
                       std::vector<ConfigError>& errors) {
@@ -229,6 +234,13 @@ void check_cross_keys(const Config& c, std::string_view source,
           concat("'safety.force_stale_after_ms' = ", std::to_string(c.safety.force_stale_after_ms),
                  " ms is shorter than two fluid frames at 'fluid.rate_hz' = ", number_text(c.fluid.rate_hz),
                  " Hz: the tool force would count as stale between frames"));
+  const auto& servo = c.force_feedback.servo;
+  const double ramp_ms = servo.max_force_n / servo.max_step_n / servo.servo_rate_hz * 1e3;
+  if (c.force_feedback.enabled && ramp_ms > kForceRampLimitMs)
+    error("force_feedback.max_step_n",
+          concat("'force_feedback.max_force_n' / 'force_feedback.max_step_n' at 'force_feedback.servo_rate_hz' = ",
+                 number_text(ramp_ms), " ms of ramp from the cap to zero, over ",
+                 number_text(kForceRampLimitMs), " ms (a stop must release the device promptly)"));
   if (c.fluid.material.empty() ||
       c.fluid.material.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_-") !=
           std::string::npos)

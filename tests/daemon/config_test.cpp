@@ -168,7 +168,9 @@ TEST(Config, ForceFeedbackErrorsNameTheKeyAndLine) {
   EXPECT_EQ(load("force_feedback = 1\n").errors.at(0).key, "force_feedback");
 }
 
-TEST(Config, ForceFeedbackNeedsAServoFasterThanTheFluidAndAFreshnessOfTwoFrames) {
+// Across keys: the servo upsamples the fluid, a fresh force spans two frames, and the ramp from
+// the cap to zero is short.
+TEST(Config, ForceFeedbackCrossKeyRules) {
   auto r = load("[force_feedback]\nservo_rate_hz = 150\n[fluid]\nrate_hz = 200\n");
   ASSERT_EQ(r.errors.size(), 1u);
   EXPECT_EQ(r.errors[0].key, "force_feedback.servo_rate_hz");
@@ -176,12 +178,17 @@ TEST(Config, ForceFeedbackNeedsAServoFasterThanTheFluidAndAFreshnessOfTwoFrames)
   ASSERT_EQ(r.errors.size(), 1u);
   EXPECT_EQ(r.errors[0].key, "safety.force_stale_after_ms");
   EXPECT_NE(r.errors[0].message.find("two fluid frames"), std::string::npos);
+  // 3 N at 0.01 N per 1 ms tick: a 300 ms ramp to zero is too slow a release.
+  r = load("[force_feedback]\nenabled = true\nmax_force_n = 3.0\nmax_step_n = 0.01\n");
+  ASSERT_EQ(r.errors.size(), 1u);
+  EXPECT_EQ(r.errors[0].key, "force_feedback.max_step_n");
+  EXPECT_NE(r.errors[0].message.find("300 ms of ramp"), std::string::npos) << r.errors[0].message;
 }
 
 TEST(Config, ForceFeedbackKeysNeedARestart) {
   Config running;
   EXPECT_NE(set_config_key(running, "force_feedback.enabled", "true").find("restart"), std::string::npos);
-  const auto r = load("[force_feedback]\nenabled = true\nmax_step_n = 0.01\n");
+  const auto r = load("[force_feedback]\nenabled = true\nmax_step_n = 0.02\n");
   ASSERT_TRUE(r.ok()) << r.error_report();
   const auto changed = restart_keys_changed(running, r.config);
   ASSERT_EQ(changed.size(), 2u);
