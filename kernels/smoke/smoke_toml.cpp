@@ -1,6 +1,7 @@
 #include "kernels/smoke/smoke_toml.hpp"
 
 #include <array>
+#include <cstdio>
 #include <cmath>
 #include <fstream>
 #include <functional>
@@ -265,6 +266,75 @@ bool same_setup(const SmokeSetup& a, const SmokeSetup& b) {
       return false;
   }
   return true;
+}
+
+namespace {
+
+std::string num_text(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.9g", v);
+  std::string t = buf;
+  if (t.find_first_of(".eEn") == std::string::npos) t += ".0";
+  return t;
+}
+// Built with append(): GCC 12 warns falsely (-Wrestrict, PR 105329) on "literal" + std::string.
+std::string vec_text(const Vec3f& v) {
+  std::string s("[");
+  s.append(num_text(v.x)).append(", ").append(num_text(v.y)).append(", ").append(num_text(v.z)).append("]");
+  return s;
+}
+
+}  // namespace
+
+std::string render_smoke_setup(const SmokeSetup& setup) {
+  const SmokeConfig& c = setup.config;
+  std::string out = "[smoke]\n";
+  const auto line = [&out](const char* key, const std::string& value, const char* doc) {
+    out.append(key).append(" = ").append(value).append("  # ").append(doc).append("\n");
+  };
+  std::string cells("[");
+  cells.append(std::to_string(c.cells[0])).append(", ").append(std::to_string(c.cells[1])).append(", ");
+  cells.append(std::to_string(c.cells[2])).append("]");
+  line("cells", cells, "grid size");
+  line("cell_size", num_text(c.cell_size), "[m]");
+  line("origin", vec_text(c.origin), "the grid's low corner [m]");
+  std::string faces("[");
+  constexpr const char* names[6] = {"-x", "+x", "-y", "+y", "-z", "+z"};
+  for (int f = 0; f < 6; ++f) {
+    if ((c.open_faces >> f) & 1u) faces.append(faces.size() > 1 ? ", \"" : "\"").append(names[f]).append("\"");
+  }
+  faces.append("]");
+  line("open_faces", faces, "faces air flows through; the rest are walls");
+  line("substeps", std::to_string(c.substeps), "steps per fluid frame");
+  const auto quoted = [](const char* v) { return std::string("\"").append(v).append("\""); };
+  line("advection", quoted(to_string(c.advection)), "semi-lagrangian | maccormack");
+  line("solver", quoted(to_string(c.pressure.solver)), "red-black-sor | multigrid-cg");
+  line("tolerance", num_text(c.pressure.tolerance), "largest divergence left by the projection [1/s]");
+  line("max_iterations", std::to_string(c.pressure.max_iterations), "pressure iterations per step, at most");
+  line("sor_omega", num_text(c.pressure.sor_omega), "SOR over-relaxation; 0 = optimal");
+  line("check_every", std::to_string(c.pressure.check_every), "SOR sweeps between residual checks");
+  line("air_density", num_text(c.air_density), "[kg/m^3]");
+  line("gravity", vec_text(c.gravity), "buoyancy acts against it [m/s^2]");
+  line("body_force", vec_text(c.body_force), "[m/s^2]");
+  line("smoke_weight", num_text(c.smoke_weight), "per unit smoke density [m/s^2]");
+  line("heat_lift", num_text(c.heat_lift), "per K above ambient [m/s^2]");
+  line("vorticity", num_text(c.vorticity), "vorticity confinement [1/s]");
+  line("smoke_decay", num_text(c.smoke_decay), "[1/s]");
+  line("heat_decay", num_text(c.heat_decay), "[1/s]");
+  line("max_hand_speed", num_text(c.max_hand_speed), "[m/s]");
+  line("teleport_distance", num_text(c.teleport_distance), "[m]");
+  for (const SmokeJet& j : setup.scene.jets) {
+    out.append("[[smoke.jet]]\nposition = ").append(vec_text(j.position));
+    out.append("\nvelocity = ").append(vec_text(j.velocity)).append("\nradius = ").append(num_text(j.radius));
+    out.append("\ndensity = ").append(num_text(j.density)).append("\ntemperature = ");
+    out.append(num_text(j.temperature)).append("\n");
+  }
+  for (const SmokePlume& p : setup.scene.plumes) {
+    out.append("[[smoke.plume]]\nposition = ").append(vec_text(p.position)).append("\nradius = ");
+    out.append(num_text(p.radius)).append("\ndensity = ").append(num_text(p.density));
+    out.append("\ntemperature = ").append(num_text(p.temperature)).append("\n");
+  }
+  return out;
 }
 
 }  // namespace sonoflow::smoke

@@ -59,4 +59,8 @@ opencl::Expected<SmokeSetup> load_smoke_setup(const std::string& path);
 // Whether two setups describe the same simulation (the daemon restarts the engine when not).
 bool same_setup(const SmokeSetup& a, const SmokeSetup& b);
 
+// The setup as the [smoke] table it was read from (every key, one per line with a comment, then
+// the [[smoke.jet]] and [[smoke.plume]] entries); parse_smoke_setup reads it back to the same.
+std::string render_smoke_setup(const SmokeSetup& setup);
+
 }  // namespace sonoflow::smoke
