@@ -44,11 +44,16 @@ void HandObstacle::update(const HandFrame& newest, const HandFrame* previous) {
         if (p.valid && (p.b - c.b).norm() <= teleport_distance_) b0 = p.b;
       }
       const int bone = h * hand::kBoneCount + k;
-      Float4* out = &packed_[static_cast<std::size_t>(4 * count_)];
+      Float4* out = &packed_[static_cast<std::size_t>(kCapsuleWords * count_)];
       out[0] = {a0.x(), a0.y(), a0.z(), c.radius};
       out[1] = {b0.x(), b0.y(), b0.z(), static_cast<float>(bone)};
       out[2] = {c.a.x(), c.a.y(), c.a.z(), 0};
       out[3] = {c.b.x(), c.b.y(), c.b.z(), 0};
+      const Eigen::Vector3f centre = 0.25f * (a0 + b0 + c.a + c.b);
+      float reach = 0;
+      for (const Eigen::Vector3f* p : std::array<const Eigen::Vector3f*, 4>{&a0, &b0, &c.a, &c.b})
+        reach = std::max(reach, (*p - centre).norm());
+      out[4] = {centre.x(), centre.y(), centre.z(), reach + c.radius};
       ++count_;
       const Eigen::Vector3f r = Eigen::Vector3f::Constant(c.radius);
       for (const Eigen::Vector3f* p : std::array<const Eigen::Vector3f*, 4>{&a0, &b0, &c.a, &c.b}) {

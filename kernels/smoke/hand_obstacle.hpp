@@ -19,6 +19,7 @@ struct Float4 {
 };
 
 inline constexpr int kMaxCapsules = kMaxHands * hand::kBoneCount;
+inline constexpr int kCapsuleWords = 5;  // float4 per packed capsule
 
 // A box of interior cells [lo, hi) (1-based cell indices, as on the padded grid); empty when
 // any hi <= lo.
@@ -41,8 +42,11 @@ class HandObstacle {
 
   void update(const HandFrame& newest, const HandFrame* previous);
 
-  // Four float4 per capsule: [a start, radius], [b start, bone id], [a end, 0], [b end, 0].
-  std::span<const Float4> packed() const { return {packed_.data(), static_cast<std::size_t>(4 * count_)}; }
+  // kCapsuleWords float4 per capsule: [a start, radius], [b start, bone id], [a end, 0],
+  // [b end, 0], [centre, radius] of a sphere holding the capsule throughout the frame.
+  std::span<const Float4> packed() const {
+    return {packed_.data(), static_cast<std::size_t>(kCapsuleWords * count_)};
+  }
   int count() const { return count_; }
   // The cells within `margin` of any capsule at either end of the frame.
   CellBox box(const GridFrame& grid, float margin) const;
@@ -56,7 +60,7 @@ class HandObstacle {
  private:
   float teleport_distance_;
   int count_ = 0;
-  std::array<Float4, 4 * kMaxCapsules> packed_{};
+  std::array<Float4, kCapsuleWords * kMaxCapsules> packed_{};
   Vec3f lo_{}, hi_{};  // world bounds of the capsules at both ends (radius included)
 };
 

@@ -59,6 +59,12 @@ struct SmokeEngine::Impl {
   opencl::Status allocate();
   void reset_fields();
   void cells(cl::Kernel& k) { (*launch)(k, cl::NullRange, geo.cells, geo.local); }
+  // Reductions walk columns (cl/reduce.cl).
+  template <class... Args>
+  void columns(cl::Kernel& k, const Args&... args) {
+    launch->record(set_args(k, args...));
+    (*launch)(k, cl::NullRange, geo.columns, geo.columns_local);
+  }
   template <class... Args>
   void cells(cl::Kernel& k, const Args&... args) {
     launch->record(set_args(k, args...));
@@ -140,7 +146,7 @@ opencl::Status SmokeEngine::Impl::allocate() {
   for (cl::Buffer* b : {&g.obstacle_velocity, &g.omega, &g.force}) *b = buffer(cells * 16);
   g.partials = buffer(static_cast<std::size_t>(geo.groups) * 32);
   g.results = buffer(kResultSlots * 32);
-  g.capsules = buffer(4 * kMaxCapsules * sizeof(Float4));
+  g.capsules = buffer(kCapsuleWords * kMaxCapsules * sizeof(Float4));
   g.sources = buffer(3 * kMaxSources * sizeof(Float4));
   g.target_position = buffer(geo.columns_count() * sizeof(Float4));
   g.target_normal = buffer(geo.columns_count() * sizeof(Float4));
@@ -222,11 +228,11 @@ Expected<std::unique_ptr<SmokeEngine>> SmokeEngine::create(const SmokeConfig& co
   auto reduce = GridReduce::create(*m.rt);
   if (!reduce) return reduce.error();
   m.reduce = std::make_unique<GridReduce>(std::move(reduce.value()));
-  auto poisson = make_poisson_solver(config.pressure.solver, *m.rt, m.geo, *m.reduce);
+  m.fill_params(static_cast<float>(1.0 / 90.0 / config.substeps));
+  auto poisson = make_poisson_solver(config.pressure.solver, *m.rt, m.geo, *m.reduce, m.params);
   if (!poisson) return poisson.error();
   m.poisson = std::move(poisson.value());
 
-  m.fill_params(static_cast<float>(1.0 / 90.0 / config.substeps));
   m.upload_params();
   m.reset_fields();
   if (cl_int err = m.rt->queue().finish(); err != CL_SUCCESS || m.launch->take_errors() > 0) {
@@ -334,8 +340,8 @@ void SmokeEngine::Impl::substep(float s_end, float inv_frame_dt, const CellBox& 
   if (!box.empty()) {
     const cl_int4 lo = {{box.lo[0], box.lo[1], box.lo[2], 0}};
     const cl_int4 size = {{box.hi[0] - box.lo[0], box.hi[1] - box.lo[1], box.hi[2] - box.lo[2], 0}};
-    L.record(set_args(rasterise, g.params, g.capsules, hand.count(), s_end, inv_frame_dt, lo, size, g.sdf,
-                      g.obstacle_velocity, g.bone, g.type));
+    L.record(set_args(rasterise, g.params, g.capsules, hand.count(), kBoxMarginCells * cfg.cell_size, s_end,
+                      inv_frame_dt, lo, size, g.sdf, g.obstacle_velocity, g.bone, g.type));
     const std::size_t lx = std::min<std::size_t>(geo.local_x, GridGeometry::round_up(size.s[0], 8));
     L(rasterise, cl::NullRange,
       cl::NDRange(GridGeometry::round_up(size.s[0], lx), std::size_t(size.s[1]), std::size_t(size.s[2])),
@@ -352,7 +358,7 @@ void SmokeEngine::Impl::substep(float s_end, float inv_frame_dt, const CellBox& 
   cells(add_forces, g.params, g.smoke, g.force, confine, vel.u, vel.v, vel.w);
   cells(boundaries, g.params, g.type, g.obstacle_velocity, vel.u, vel.v, vel.w);
 
-  cells(divergence, g.params, vel.u, vel.v, vel.w, g.type, g.rhs, g.partials, reduce_scratch());
+  columns(divergence, g.params, vel.u, vel.v, vel.w, g.type, g.rhs, g.partials, reduce_scratch());
   if (cfg.open_faces == 0) {
     reduce->fold(L, g, geo.groups, kSlotRhs);
     cells(subtract_mean, g.params, g.results, static_cast<int>(kSlotRhs), g.type, g.rhs);
@@ -398,8 +404,8 @@ void SmokeEngine::step_frame(const HandFrame& newest, const HandFrame* previous,
 
   // Read-back: statistics and the targets; nothing else leaves the device.
   const FaceField& vel = m.g.velocity;
-  m.cells(m.stats_kernel, m.g.params, vel.u, vel.v, vel.w, m.g.smoke, m.g.type, m.g.inv_diag, m.g.partials,
-          m.reduce_scratch());
+  m.columns(m.stats_kernel, m.g.params, vel.u, vel.v, vel.w, m.g.smoke, m.g.type, m.g.inv_diag, m.g.partials,
+            m.reduce_scratch());
   m.reduce->fold(L, m.g, m.geo.groups, kSlotStats);
   L.record(q.enqueueReadBuffer(m.g.results, CL_FALSE, 0, sizeof(m.results_host), m.results_host.data()));
   L.record(set_args(m.extract, m.g.params, m.g.sdf, m.g.type, m.g.pressure, m.g.bone, m.g.target_position,

@@ -23,12 +23,15 @@ __kernel void init_cells(P_CONST p, __global uchar* type, __global float* sdf, _
   bone[c] = -1;
 }
 
-// Capsules: four float4 each, [a at frame start, radius], [b at frame start, bone id],
-// [a at frame end, -], [b at frame end, -]; s in [0, 1] is the substep's end within the frame.
-// Runs over the box [lo, lo + size) of interior cells that covers the hands at both ends of this
-// frame and the last one, so cells the hand left are recomputed too.
-__kernel void rasterise_hand(P_CONST p, __global const float4* caps, int capsule_count, float s,
-                             float inv_frame_dt,
+// Capsules: five float4 each, [a at frame start, radius], [b at frame start, bone id],
+// [a at frame end, -], [b at frame end, -], [centre, radius of a sphere holding the capsule all
+// frame]; s in [0, 1] is the substep's end within the frame. Runs over the box [lo, lo + size) of
+// interior cells that covers the hands at both ends of this frame and the last one, so cells the
+// hand left are recomputed too. Distances are exact within `band` of the hand; a cell farther
+// from every capsule's sphere may keep far_distance instead (nothing reads those exactly).
+#define CAPSULE_WORDS 5
+__kernel void rasterise_hand(P_CONST p, __global const float4* caps, int capsule_count, float band,
+                             float s, float inv_frame_dt,
                              int4 lo, int4 size, __global float* sdf, __global float4* obstacle_velocity,
                              __global int* bone, __global uchar* type) {
   const int gi = (int)get_global_id(0), gj = (int)get_global_id(1), gk = (int)get_global_id(2);
@@ -40,7 +43,12 @@ __kernel void rasterise_hand(P_CONST p, __global const float4* caps, int capsule
   int best_bone = -1;
   float3 velocity = (float3)(0.0f);
   for (int n = 0; n < capsule_count; ++n) {
-    const float4 a0 = caps[4 * n], b0 = caps[4 * n + 1], a1 = caps[4 * n + 2], b1 = caps[4 * n + 3];
+    const float4 sphere = caps[CAPSULE_WORDS * n + 4];
+    const float3 off = x - sphere.xyz;
+    const float reach = sphere.w + band;
+    if (dot(off, off) > reach * reach) continue;
+    const float4 a0 = caps[CAPSULE_WORDS * n], b0 = caps[CAPSULE_WORDS * n + 1];
+    const float4 a1 = caps[CAPSULE_WORDS * n + 2], b1 = caps[CAPSULE_WORDS * n + 3];
     const float3 a = mix(a0.xyz, a1.xyz, s), b = mix(b0.xyz, b1.xyz, s);
     const float3 ab = b - a;
     const float t = clamp(dot(x - a, ab) / fmax(dot(ab, ab), 1e-12f), 0.0f, 1.0f);

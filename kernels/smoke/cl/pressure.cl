@@ -13,20 +13,16 @@
 __kernel void divergence_rhs(P_CONST p, __global const float* u, __global const float* v,
                              __global const float* w, __global const uchar* type, __global float* b,
                              __global float8* partials, __local float8* scratch) {
-  const int i = (int)get_global_id(0) + 1, j = (int)get_global_id(1) + 1, k = (int)get_global_id(2) + 1;
-  float8 mine = (float8)(0.0f);
-  if (i <= NX(p) && j <= NY(p) && k <= NZ(p)) {
-    const int c = cell_index(p, i, j, k);
+  COLUMN_REDUCTION_BEGIN(p)
     float rhs = 0.0f;
     if (type[c] == CELL_FLUID) {
       const float out = (u[c + 1] - u[c]) + (v[c + SY(p)] - v[c]) + (w[c + SZ(p)] - w[c]);
       rhs = -p->rhs_scale * out;
-      mine.s0 = rhs;
-      mine.s1 = 1.0f;
+      sums.x += rhs;
+      sums.y += 1.0f;
     }
     b[c] = rhs;
-  }
-  group_reduce8(mine, scratch, partials);
+  COLUMN_REDUCTION_END(scratch, partials)
 }
 
 // A closed domain makes A singular (constants are its null space): the right-hand side must sum
@@ -83,21 +79,17 @@ __kernel void sor_colour(P_CONST p, __global float* pressure, __global const flo
 __kernel void pressure_residual(P_CONST p, __global const float* pressure, __global const float* b,
                                 __global const float* inv_diag, __global float8* partials,
                                 __local float8* scratch) {
-  const int i = (int)get_global_id(0) + 1, j = (int)get_global_id(1) + 1, k = (int)get_global_id(2) + 1;
-  float8 mine = (float8)(0.0f);
-  if (i <= NX(p) && j <= NY(p) && k <= NZ(p)) {
-    const int c = cell_index(p, i, j, k);
+  COLUMN_REDUCTION_BEGIN(p)
     const float inv = inv_diag[c];
     if (inv > 0.0f) {
       const int sy = SY(p), sz = SZ(p);
       const float sum = pressure[c - 1] + pressure[c + 1] + pressure[c - sy] + pressure[c + sy] +
                         pressure[c - sz] + pressure[c + sz];
       const float r = b[c] - (pressure[c] / inv - sum);
-      mine.s0 = r * r;
-      mine.s4 = fabs(r);
+      sums.x += r * r;
+      maxima.x = fmax(maxima.x, fabs(r));
     }
-  }
-  group_reduce8(mine, scratch, partials);
+  COLUMN_REDUCTION_END(scratch, partials)
 }
 
 // u -= (dt / (rho h)) (p_i - p_{i-1}) on every face the projection may change.

@@ -20,10 +20,10 @@ struct GridGeometry {
   cl::NDRange cells;            // interior cells
   cl::NDRange half_rows;        // every second cell of each row (one SOR colour)
   cl::NDRange half_local;
-  cl::NDRange columns;          // the low-z wall's columns
+  cl::NDRange columns;          // the grid's columns (i, j): extraction and every reduction
   cl::NDRange columns_local;
   cl::NDRange all_cells;        // ghosts included
-  int groups = 0;               // work-groups of a `cells` launch (reduction partials)
+  int groups = 0;               // work-groups of a `columns` launch (reduction partials)
 
   static GridGeometry make(const std::array<int, 3>& n) {
     GridGeometry g;
@@ -43,7 +43,7 @@ struct GridGeometry {
     g.columns_local = cl::NDRange(g.local_x, 1);
     g.columns = cl::NDRange(round_up(g.nx, g.local_x), std::size_t(g.ny));
     g.all_cells = cl::NDRange(std::size_t(g.nx + 2), std::size_t(g.ny + 2), std::size_t(g.nz + 2));
-    g.groups = static_cast<int>(g.cells[0] / g.local_x) * g.ny * g.nz;
+    g.groups = static_cast<int>(g.columns[0] / g.local_x) * g.ny;
     return g;
   }
   std::size_t columns_count() const { return std::size_t(nx) * std::size_t(ny); }
@@ -61,8 +61,8 @@ struct GridGeometry {
   }
 };
 
-// Slots of the reduction results buffer.
-enum ResultSlot : int { kSlotRhs = 0, kSlotResidual = 1, kSlotStats = 2, kResultSlots = 4 };
+// Slots of the reduction results buffer (3 and up: the solvers' own).
+enum ResultSlot : int { kSlotRhs = 0, kSlotResidual = 1, kSlotStats = 2, kResultSlots = 8 };
 
 // Three velocity components on faces (u: x-faces, v: y-faces, w: z-faces).
 struct FaceField {
@@ -87,7 +87,7 @@ struct GridBuffers {
   cl::Buffer pressure, rhs, inv_diag;        // float: the Poisson problem (pressure.cl)
   cl::Buffer partials;                       // float8 per work-group of a cells launch
   cl::Buffer results;                        // float8 per ResultSlot
-  cl::Buffer capsules;                       // float4 x 4 per hand capsule (obstacle.cl)
+  cl::Buffer capsules;                       // float4 x 5 per hand capsule (obstacle.cl)
   cl::Buffer sources;                        // float4 x 3 per jet or plume (forces.cl)
   cl::Buffer target_position, target_normal; // float4 per wall column (extract.cl)
 };

@@ -10,6 +10,7 @@
 #include "kernels/opencl/launcher.hpp"
 #include "kernels/smoke/device/grid.hpp"
 #include "kernels/smoke/device/grid_reduce.hpp"
+#include "kernels/smoke/device/smoke_params.hpp"
 #include "kernels/smoke/smoke_config.hpp"
 
 namespace sonoflow::smoke {
@@ -29,8 +30,10 @@ class PoissonSolver {
                                const PressureSettings& settings, float divergence_scale) = 0;
 };
 
+// `params`: the engine's parameter block (the multigrid levels copy sizes and faces from it).
 opencl::Expected<std::unique_ptr<PoissonSolver>> make_poisson_solver(
-    PressureSolver kind, opencl::ClRuntime& rt, const GridGeometry& geometry, const GridReduce& reduce);
+    PressureSolver kind, opencl::ClRuntime& rt, const GridGeometry& geometry, const GridReduce& reduce,
+    const SmokeParams& params);
 
 }  // namespace sonoflow::smoke
 

@@ -67,7 +67,7 @@ TEST_P(Solver, ReachesTheRequestedResidualOnAManufacturedSolution) {
   EXPECT_LT(worst, 0.01 * 2.0) << "pressure error (Pa)";
 }
 
-INSTANTIATE_TEST_SUITE_P(Pressure, Solver, ::testing::Values(PressureSolver::RedBlackSor),
+INSTANTIATE_TEST_SUITE_P(Pressure, Solver, ::testing::Values(PressureSolver::RedBlackSor, PressureSolver::MultigridCg),
                          [](const auto& param_info) {
                            return std::string(param_info.param == PressureSolver::RedBlackSor ? "RedBlackSor" : "MultigridCg");
                          });
