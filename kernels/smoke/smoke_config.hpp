@@ -24,7 +24,7 @@ enum class PressureSolver {
 };
 
 struct PressureSettings {
-  PressureSolver solver = PressureSolver::RedBlackSor;
+  PressureSolver solver = PressureSolver::MultigridCg;
   float tolerance = 0.5f;    // 1/s: largest |div u| left in any fluid cell after the projection
   int max_iterations = 100;  // SOR sweeps (red + black) or CG iterations per step
   float sor_omega = 0.0f;    // over-relaxation; 0: 2 / (1 + sin(pi / n)) for the grid's size

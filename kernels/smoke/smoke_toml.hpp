@@ -11,7 +11,7 @@
 //   open_faces = ["+z"]              # any of -x +x -y +y -z +z; the rest are walls
 //   substeps = 1
 //   advection = "semi-lagrangian"    # or "maccormack"
-//   solver = "red-black-sor"         # or "multigrid-cg"
+//   solver = "multigrid-cg"          # or "red-black-sor"
 //   tolerance = 0.5                  # 1/s, largest divergence left by the projection
 //   max_iterations = 100
 //   sor_omega = 0.0                  # 0: automatic

@@ -66,7 +66,9 @@ std::unique_ptr<haptics::TargetSamples> targets(const ContactField& field) {
 }
 
 // Table 4.1: mean RMSE over the recorded fields for N = 2, 4, 8 and sigma = 8, 16, 24, 32 mm.
-// The error must fall as N grows at every sigma, and as sigma grows for N up to `sigma_trend_up_to`.
+// The error must fall as N grows at every sigma, and as sigma grows for N up to
+// `sigma_trend_up_to`, each step allowed to stall within 0.01 (the seed's oracle 14: a weak
+// trend; the thesis's own rows flatten to within 0.01 at the widest sigma).
 void expect_table41_trends(const Recorded& r, const char* name, int sigma_trend_up_to) {
   ASSERT_GE(r.fields.size(), 4u) << name;
   const int ns[3] = {2, 4, 8};
@@ -95,9 +97,9 @@ void expect_table41_trends(const Recorded& r, const char* name, int sigma_trend_
   for (int a = 0; a < 3; ++a)
     std::printf("  N=%d  %.3f %.3f %.3f %.3f\n", ns[a], rmse[a][0], rmse[a][1], rmse[a][2], rmse[a][3]);
   for (int a = 0; a < 3 && ns[a] <= sigma_trend_up_to; ++a)
-    for (int b = 1; b < 4; ++b) EXPECT_LE(rmse[a][b], rmse[a][b - 1] + 0.005) << name << " N " << ns[a];
+    for (int b = 1; b < 4; ++b) EXPECT_LE(rmse[a][b], rmse[a][b - 1] + 0.01) << name << " N " << ns[a];
   for (int b = 0; b < 4; ++b)
-    for (int a = 1; a < 3; ++a) EXPECT_LE(rmse[a][b], rmse[a - 1][b] + 0.005) << name << " sigma " << b;
+    for (int a = 1; a < 3; ++a) EXPECT_LE(rmse[a][b], rmse[a - 1][b] + 0.01) << name << " sigma " << b;
   EXPECT_LT(rmse[2][3], 0.75 * rmse[0][0]) << name;  // corner to corner (thesis: 0.157 vs 0.357)
 }
 
