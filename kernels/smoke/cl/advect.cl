@@ -23,16 +23,6 @@ inline float3 w_face_velocity(__global const float* u, __global const float* v, 
                   0.25f * (v[c - sz] + v[c - sz + sy] + v[c] + v[c + sy]), w[c]);
 }
 
-inline float3 u_face_position(P_CONST p, int i, int j, int k) {
-  return cell_centre(p, i, j, k) - (float3)(0.5f * p->h, 0.0f, 0.0f);
-}
-inline float3 v_face_position(P_CONST p, int i, int j, int k) {
-  return cell_centre(p, i, j, k) - (float3)(0.0f, 0.5f * p->h, 0.0f);
-}
-inline float3 w_face_position(P_CONST p, int i, int j, int k) {
-  return cell_centre(p, i, j, k) - (float3)(0.0f, 0.0f, 0.5f * p->h);
-}
-
 __kernel void advect_velocity(P_CONST p, __global const float* u, __global const float* v,
                               __global const float* w, __global const float* fu, __global const float* fv,
                               __global const float* fw, __global float* ou, __global float* ov,
@@ -41,23 +31,21 @@ __kernel void advect_velocity(P_CONST p, __global const float* u, __global const
   if (i > NX(p) || j > NY(p) || k > NZ(p)) return;
   const int sy = SY(p), sz = SZ(p);
   const int c = cell_index(p, i, j, k);
-  ou[c] = sample_field(fu, p, u_face_position(p, i, j, k) - dt * u_face_velocity(u, v, w, c, sy, sz), U_SHIFT, U_HI(p));
-  ov[c] = sample_field(fv, p, v_face_position(p, i, j, k) - dt * v_face_velocity(u, v, w, c, sy, sz), V_SHIFT, V_HI(p));
-  ow[c] = sample_field(fw, p, w_face_position(p, i, j, k) - dt * w_face_velocity(u, v, w, c, sy, sz), W_SHIFT, W_HI(p));
+  const float s = dt * p->inv_h;  // grid cells per (m/s)
+  const float3 at = (float3)((float)i, (float)j, (float)k);
+  ou[c] = sample_at(fu, p, at - s * u_face_velocity(u, v, w, c, sy, sz), U_HI(p));
+  ov[c] = sample_at(fv, p, at - s * v_face_velocity(u, v, w, c, sy, sz), V_HI(p));
+  ow[c] = sample_at(fw, p, at - s * w_face_velocity(u, v, w, c, sy, sz), W_HI(p));
   // The domain's high faces (walls are reset by enforce_boundaries; open faces need the value).
-  if (i == NX(p))
-    ou[c + 1] = sample_field(fu, p, u_face_position(p, i + 1, j, k) - dt * u_face_velocity(u, v, w, c + 1, sy, sz), U_SHIFT, U_HI(p));
-  if (j == NY(p))
-    ov[c + sy] = sample_field(fv, p, v_face_position(p, i, j + 1, k) - dt * v_face_velocity(u, v, w, c + sy, sy, sz), V_SHIFT, V_HI(p));
-  if (k == NZ(p))
-    ow[c + sz] = sample_field(fw, p, w_face_position(p, i, j, k + 1) - dt * w_face_velocity(u, v, w, c + sz, sy, sz), W_SHIFT, W_HI(p));
+  if (i == NX(p)) ou[c + 1] = sample_at(fu, p, at + (float3)(1, 0, 0) - s * u_face_velocity(u, v, w, c + 1, sy, sz), U_HI(p));
+  if (j == NY(p)) ov[c + sy] = sample_at(fv, p, at + (float3)(0, 1, 0) - s * v_face_velocity(u, v, w, c + sy, sy, sz), V_HI(p));
+  if (k == NZ(p)) ow[c + sz] = sample_at(fw, p, at + (float3)(0, 0, 1) - s * w_face_velocity(u, v, w, c + sz, sy, sz), W_HI(p));
 }
 
 // MacCormack correction of one face value: forward + (old - back) / 2, limited to the old
 // values that the forward sample blended.
-inline float maccormack_value(__global const float* f, P_CONST p, float3 departure, float3 shift, int3 hi,
-                              float forward, float old, float back) {
-  float3 g = (departure - (float3)(p->origin[0], p->origin[1], p->origin[2])) * p->inv_h + shift;
+inline float maccormack_value(__global const float* f, P_CONST p, float3 g, int3 hi, float forward,
+                              float old, float back) {
   g = clamp(g, (float3)(1.0f), convert_float3(hi));
   const int3 i0 = min(convert_int3(g), hi - 1);
   const int sy = SY(p), sz = SZ(p);
@@ -79,12 +67,11 @@ __kernel void maccormack_velocity(P_CONST p, __global const float* u, __global c
   if (i > NX(p) || j > NY(p) || k > NZ(p)) return;
   const int sy = SY(p), sz = SZ(p);
   const int c = cell_index(p, i, j, k);
-  bu[c] = maccormack_value(u, p, u_face_position(p, i, j, k) - dt * u_face_velocity(u, v, w, c, sy, sz),
-                           U_SHIFT, U_HI(p), fu[c], u[c], bu[c]);
-  bv[c] = maccormack_value(v, p, v_face_position(p, i, j, k) - dt * v_face_velocity(u, v, w, c, sy, sz),
-                           V_SHIFT, V_HI(p), fv[c], v[c], bv[c]);
-  bw[c] = maccormack_value(w, p, w_face_position(p, i, j, k) - dt * w_face_velocity(u, v, w, c, sy, sz),
-                           W_SHIFT, W_HI(p), fw[c], w[c], bw[c]);
+  const float s = dt * p->inv_h;
+  const float3 at = (float3)((float)i, (float)j, (float)k);
+  bu[c] = maccormack_value(u, p, at - s * u_face_velocity(u, v, w, c, sy, sz), U_HI(p), fu[c], u[c], bu[c]);
+  bv[c] = maccormack_value(v, p, at - s * v_face_velocity(u, v, w, c, sy, sz), V_HI(p), fv[c], v[c], bv[c]);
+  bw[c] = maccormack_value(w, p, at - s * w_face_velocity(u, v, w, c, sy, sz), W_HI(p), fw[c], w[c], bw[c]);
   if (i == NX(p)) bu[c + 1] = fu[c + 1];
   if (j == NY(p)) bv[c + sy] = fv[c + sy];
   if (k == NZ(p)) bw[c + sz] = fw[c + sz];
@@ -98,7 +85,7 @@ __kernel void advect_scalars(P_CONST p, __global const float* u, __global const 
   const int i = (int)get_global_id(0) + 1, j = (int)get_global_id(1) + 1, k = (int)get_global_id(2) + 1;
   if (i > NX(p) || j > NY(p) || k > NZ(p)) return;
   const int c = cell_index(p, i, j, k);
-  const float3 x = cell_centre(p, i, j, k) - dt * centre_velocity(u, v, w, p, c);
+  const float3 x = (float3)((float)i, (float)j, (float)k) - (dt * p->inv_h) * centre_velocity(u, v, w, p, c);
   float2 lo, hi;
   const float2 value = sample_cells2(q, p, x, &lo, &hi) * keep;
   out[c] = type[c] == CELL_SOLID ? (float2)(0.0f) : value;
@@ -112,7 +99,7 @@ __kernel void maccormack_scalars(P_CONST p, __global const float* u, __global co
   const int i = (int)get_global_id(0) + 1, j = (int)get_global_id(1) + 1, k = (int)get_global_id(2) + 1;
   if (i > NX(p) || j > NY(p) || k > NZ(p)) return;
   const int c = cell_index(p, i, j, k);
-  const float3 x = cell_centre(p, i, j, k) - dt * centre_velocity(u, v, w, p, c);
+  const float3 x = (float3)((float)i, (float)j, (float)k) - (dt * p->inv_h) * centre_velocity(u, v, w, p, c);
   float2 lo, hi;
   sample_cells2(q, p, x, &lo, &hi);
   // forward and back already carry the decay (once and twice); undo one for the error term.

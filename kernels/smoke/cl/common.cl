@@ -53,11 +53,14 @@ inline float3 cell_centre(P_CONST p, int i, int j, int k) {
          ((float3)((float)i, (float)j, (float)k) - 0.5f) * p->h;
 }
 
-// Trilinear sample of a field stored at points origin + (index - shift) h, index in
-// [1, hi] per axis (cells: shift 1/2, hi = n; x-faces: shift (1, 1/2, 1/2), hi = (nx + 1, ny, nz)).
-// Positions outside are clamped to the nearest stored point.
-inline float sample_field(__global const float* f, P_CONST p, float3 x, float3 shift, int3 hi) {
-  float3 g = (x - (float3)(p->origin[0], p->origin[1], p->origin[2])) * p->inv_h + shift;
+// Every stored point's grid coordinate is its index: cell (i, j, k)'s centre and the faces
+// u[i, j, k], v[i, j, k], w[i, j, k] all sit at grid coordinate (i, j, k) of their own field, and
+// a point moved by d metres moves by d / h in grid coordinates. Advection therefore traces back
+// in grid coordinates: departure = (i, j, k) - (dt / h) u.
+
+// Trilinear sample of a field at grid coordinate g, clamped to the stored points [1, hi] per
+// axis (cells: hi = n; x-faces: hi = (nx + 1, ny, nz); and so on).
+inline float sample_at(__global const float* f, P_CONST p, float3 g, int3 hi) {
   g = clamp(g, (float3)(1.0f), convert_float3(hi));
   const int3 i0 = min(convert_int3(g), hi - 1);
   const float3 t = g - convert_float3(i0);
@@ -72,8 +75,8 @@ inline float sample_field(__global const float* f, P_CONST p, float3 x, float3 s
 
 // The same for two-component cell fields (smoke density, temperature excess), with the
 // smallest and largest of the eight values it blends (MacCormack's limiter).
-inline float2 sample_cells2(__global const float2* f, P_CONST p, float3 x, float2* lo, float2* hi_out) {
-  float3 g = (x - (float3)(p->origin[0], p->origin[1], p->origin[2])) * p->inv_h + 0.5f;
+// g is the grid coordinate (as sample_at).
+inline float2 sample_cells2(__global const float2* f, P_CONST p, float3 g, float2* lo, float2* hi_out) {
   const int3 hi = (int3)(NX(p), NY(p), NZ(p));
   g = clamp(g, (float3)(1.0f), convert_float3(hi));
   const int3 i0 = min(convert_int3(g), hi - 1);
@@ -88,18 +91,9 @@ inline float2 sample_cells2(__global const float2* f, P_CONST p, float3 x, float
              t.z);
 }
 
-#define U_SHIFT ((float3)(1.0f, 0.5f, 0.5f))
-#define V_SHIFT ((float3)(0.5f, 1.0f, 0.5f))
-#define W_SHIFT ((float3)(0.5f, 0.5f, 1.0f))
 #define U_HI(p) ((int3)(NX(p) + 1, NY(p), NZ(p)))
 #define V_HI(p) ((int3)(NX(p), NY(p) + 1, NZ(p)))
 #define W_HI(p) ((int3)(NX(p), NY(p), NZ(p) + 1))
-
-inline float3 velocity_at(__global const float* u, __global const float* v, __global const float* w,
-                          P_CONST p, float3 x) {
-  return (float3)(sample_field(u, p, x, U_SHIFT, U_HI(p)), sample_field(v, p, x, V_SHIFT, V_HI(p)),
-                  sample_field(w, p, x, W_SHIFT, W_HI(p)));
-}
 
 // Velocity at the cell's centre: the mean of its two faces on each axis.
 inline float3 centre_velocity(__global const float* u, __global const float* v, __global const float* w,

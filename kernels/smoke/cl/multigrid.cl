@@ -37,35 +37,25 @@ __kernel void mg_coarsen_types(P_CONST fine, P_CONST coarse, __global const ucha
   coarse_type[c] = t;
 }
 
-// r = b - A x over the fluid (0 elsewhere).
-__kernel void mg_residual(P_CONST p, __global const float* x, __global const float* b,
-                          __global const float* inv_diag, __global float* r) {
-  const int i = (int)get_global_id(0) + 1, j = (int)get_global_id(1) + 1, k = (int)get_global_id(2) + 1;
-  if (i > NX(p) || j > NY(p) || k > NZ(p)) return;
-  const int c = cell_index(p, i, j, k);
-  const int sy = SY(p), sz = SZ(p);
-  const float inv = inv_diag[c];
-  float res = 0.0f;
-  if (inv > 0.0f) {
-    const float sum = x[c - 1] + x[c + 1] + x[c - sy] + x[c + sy] + x[c - sz] + x[c + sz];
-    res = b[c] - (x[c] / inv - sum);
-  }
-  r[c] = res;
-}
-
-// Coarse right-hand side: half the sum of the fine residuals under each coarse cell; the coarse
-// correction starts at zero.
-__kernel void mg_restrict(P_CONST fine, P_CONST coarse, __global const float* fine_r,
-                          __global float* coarse_b, __global float* coarse_x) {
+// Coarse right-hand side: half the sum of the fine residuals b - A x under each coarse cell
+// (computed here, not stored); the coarse correction starts at zero.
+__kernel void mg_restrict(P_CONST fine, P_CONST coarse, __global const float* x, __global const float* b,
+                          __global const float* inv_diag, __global float* coarse_b, __global float* coarse_x) {
   const int i = (int)get_global_id(0) + 1, j = (int)get_global_id(1) + 1, k = (int)get_global_id(2) + 1;
   if (i > NX(coarse) || j > NY(coarse) || k > NZ(coarse)) return;
+  const int sy = SY(fine), sz = SZ(fine);
   float sum = 0.0f;
   for (int dz = 0; dz < 2; ++dz)
     for (int dy = 0; dy < 2; ++dy)
       for (int dx = 0; dx < 2; ++dx) {
         const int fi = 2 * i - 1 + dx, fj = 2 * j - 1 + dy, fk = 2 * k - 1 + dz;
         if (fi > NX(fine) || fj > NY(fine) || fk > NZ(fine)) continue;
-        sum += fine_r[cell_index(fine, fi, fj, fk)];
+        const int c = cell_index(fine, fi, fj, fk);
+        const float inv = inv_diag[c];
+        if (inv > 0.0f) {
+          const float around = x[c - 1] + x[c + 1] + x[c - sy] + x[c + sy] + x[c - sz] + x[c + sz];
+          sum += b[c] - (x[c] / inv - around);
+        }
       }
   const int c = cell_index(coarse, i, j, k);
   coarse_b[c] = 0.5f * sum;

@@ -3,7 +3,8 @@
 // CG on the pressure Poisson problem with one V-cycle as its preconditioner. The levels halve
 // the grid down to at most 8 cells on the longest axis; each V-cycle smooths once with a
 // red-black Gauss-Seidel pair before and after the coarse correction (mirrored, so the
-// preconditioner is symmetric) and solves the coarsest level with a few more pairs. Coarse cell
+// preconditioner is symmetric), restricts the residual without storing it, and solves the
+// coarsest level with a few more pairs. Coarse cell
 // types follow the hand every solve. Warm-started from the last step's pressure; CG's scalars
 // stay on the device, so an iteration waits for it once, for the residual.
 #include <vector>
@@ -25,13 +26,13 @@ class MultigridCg final : public PoissonSolver {
 
   int levels() const { return static_cast<int>(levels_.size()); }
 
-  static constexpr int kCoarsestPairs = 8;  // red-black pairs on the coarsest level
+  static constexpr int kCoarsestPairs = 4;  // red-black pairs on the coarsest level
 
  private:
   struct Level {
     GridGeometry geo;
     SmokeParams params{};
-    cl::Buffer params_buffer, type, inv_diag, x, b, r;
+    cl::Buffer params_buffer, type, inv_diag, x, b;
   };
   MultigridCg(const GridGeometry& geometry, const GridReduce& reduce) : geo_(geometry), reduce_(reduce) {}
   // z = M r: one V-cycle from z = 0.
@@ -41,8 +42,8 @@ class MultigridCg final : public PoissonSolver {
   GridGeometry geo_;
   GridReduce reduce_;
   std::vector<Level> levels_;  // levels_[0] views the engine's grid (its buffers set per solve)
-  cl::Buffer r_, z_, d_, q_, fine_scratch_;
-  cl::Kernel coarsen_, coefficients_, sweep_, residual_, restrict_, prolong_;
+  cl::Buffer r_, z_, d_, q_;
+  cl::Kernel coarsen_, coefficients_, sweep_, restrict_, prolong_;
   cl::Kernel cg_residual_, cg_apply_, cg_update_, cg_dot_, cg_direction_;
 };
 
