@@ -160,7 +160,7 @@ void phases(benchmark::State& state) {
 
 }  // namespace
 
-BENCHMARK(step)->Args({64, 0})->Args({64, 1})->Args({100, 0})->Args({100, 1})->Iterations(90)
+BENCHMARK(step)->Args({40, 0})->Args({64, 0})->Args({64, 1})->Args({100, 0})->Args({100, 1})->Iterations(90)
     ->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(phases)->Args({64, 0})->Args({100, 0})->Iterations(30)->UseManualTime()->Unit(benchmark::kMillisecond);
 
