@@ -30,6 +30,10 @@ void FluidStage::tick(const rt::LoopTick&) noexcept {
   field.sequence = ++published_;
   if (links_.recording.load(std::memory_order_relaxed)) links_.trace_fields.push(field);
   links_.field_to_haptic.publish();
+  // The published slot is only read from here on (by the haptic thread too), never written.
+  if (scene_ != nullptr) {
+    scene_->after_frame(clock_.now_ns(), model_, newest_, field, settings_.material.data(), frames_, particles_);
+  }
 }
 
 void FluidStage::publish(status::StatusRegion& region, std::int64_t) noexcept {

@@ -11,6 +11,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "daemon/config/config.hpp"
 #include "daemon/pipeline/interfaces.hpp"
@@ -32,6 +33,9 @@ class KernelFluid final : public FluidModel {
   void step(const HandFrame& newest, double frame_dt_s, ContactField& out,
             FluidStepInfo& info) noexcept override;
   void set_material(std::string_view name, double tau_s, double alpha) noexcept override;
+  std::uint32_t view_particles(std::span<scene::SceneParticle> out,
+                               scene::ColourBy& colour_by) noexcept override;
+  std::uint32_t view_container(std::span<scene::SceneShape> out) const noexcept override;
 
   std::string describe() const;
   const fluid::FluidStats& last_stats() const noexcept { return stats_; }
@@ -45,6 +49,8 @@ class KernelFluid final : public FluidModel {
   bool have_previous_ = false;
   fluid::FluidStats stats_{};
   std::string notes_;
+  fluid::Scene scene_;                          // the container the viewer draws
+  std::vector<fluid::DisplayParticle> display_; // view_particles staging, sized at create
 };
 
 }  // namespace sonoflow::daemon
