@@ -68,7 +68,7 @@ void Sampler::sample_once() {
     if (link_.problem() != reported_problem_) {
       reported_problem_ = link_.problem();
       std::fprintf(stderr, "sonoflow-view: %s\n",
-                   reported_problem_.empty() ? "attached to sonoflowd" : reported_problem_.c_str());
+                   link_.problem().empty() ? "attached to sonoflowd" : link_.problem().c_str());
     }
   }
   if (viewer_changed || now >= next_access_ns_) {

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <deque>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 
@@ -41,7 +42,7 @@ class Sampler {
   DaemonLink link_;
   ControlClient control_;
   ControlAccess access_;
-  std::string reported_problem_;
+  std::optional<std::string> reported_problem_;  // last said on stderr (none yet)
   std::uint64_t fluid_seen_ = 0, haptic_seen_ = 0, generation_ = 0;
   std::int64_t next_refresh_ns_ = 0, next_access_ns_ = 0, next_status_ns_ = 0;
   mutable std::mutex history_mutex_;
