@@ -10,7 +10,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, execFileSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync, readFileSync, mkdirSync, existsSync } from 'node:fs';
+import { mkdtempSync, writeFileSync, readFileSync, mkdirSync, existsSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -81,6 +81,7 @@ test('sonoflow-view in headless chromium against sonoflowd --emulate', { timeout
     await browser.close();
     viewer.kill('SIGTERM');
     await stopDaemon(daemon);
+    rmSync(dir, { recursive: true, force: true });
   });
   const url = await until('the viewer to serve', () => viewerOut.match(/serving (http:\/\/\S+)/)?.[1], 10000);
   const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
