@@ -33,6 +33,9 @@ class KernelFluid final : public FluidModel {
   void step(const HandFrame& newest, double frame_dt_s, ContactField& out,
             FluidStepInfo& info) noexcept override;
   void set_material(std::string_view name, double tau_s, double alpha) noexcept override;
+  // With force_feedback.enabled the engine carries the tool (a rod or ladle as ghost particles).
+  void set_tool_pose(const ToolPoseSample& pose) noexcept override;
+  bool tool_force(ToolForceSample& out) noexcept override;
   std::uint32_t view_particles(std::span<scene::SceneParticle> out,
                                scene::ColourBy& colour_by) noexcept override;
   std::uint32_t view_container(std::span<scene::SceneShape> out) const noexcept override;
@@ -47,6 +50,7 @@ class KernelFluid final : public FluidModel {
   std::string material_;
   HandFrame previous_{};
   bool have_previous_ = false;
+  bool has_tool_ = false;
   fluid::FluidStats stats_{};
   std::string notes_;
   fluid::Scene scene_;                          // the container the viewer draws
