@@ -129,8 +129,8 @@ test('sonoflow-view in headless chromium against sonoflowd --emulate', { timeout
     await page.selectOption('#material-select', 'water');
     await until('the daemon to run water', () => daemonStatus()?.fluid.material === 'water', 15000);
     await until('the page to show water', async () => (await state()).material === 'water', 15000);
-    const replies = (await state()).controlReplies;
-    assert.ok(replies.some((r) => r.line === 'material water' && r.reply.ok), JSON.stringify(replies));
+    await until('the daemon\'s reply on the page', async () =>
+      (await state()).controlReplies.some((r) => r.line === 'material water' && r.reply.ok), 15000);
   });
 
   await t.test('screenshot shows the hand and the particles by colour', async () => {
