@@ -101,7 +101,10 @@ TEST(KernelTest, CubicGradientIsTheDerivativeOfW) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Both, KernelTest,
-                         ::testing::Values(SmoothingKernel::Poly6Spiky, SmoothingKernel::CubicSpline));
+                         ::testing::Values(SmoothingKernel::Poly6Spiky, SmoothingKernel::CubicSpline),
+                         [](const auto& param_info) {
+                           return param_info.param == SmoothingKernel::CubicSpline ? "CubicSpline" : "Poly6Spiky";
+                         });
 
 // The device's neighbour lists (counting sort, reorder, 27-cell search) hold exactly the pairs a
 // brute-force search finds, for a disordered fluid after a few steps.
