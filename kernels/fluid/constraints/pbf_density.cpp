@@ -19,7 +19,7 @@ void PbfDensity::project(SolverContext& ctx) {
                  s.xg, s.g_volume, s.params, s.density, s.lambda, s.lambda_sum);
   ctx.launch.run(apply_, s.n, s.n, s.x.a, s.x.b, s.flags.a, s.nbr, s.nbr_count, s.gnbr,
                  s.gnbr_count, s.xg, s.g_normal, s.g_volume, s.lambda, s.params, s.contact,
-                 s.ghost_contact, s.anchor.a, s.x0.a);
+                 s.ghost_contact, s.anchor.a, s.x0.a, s.xg0);
   // The reaction reads the positions the sweep started from, before the swap.
   if (s.ng > 0) {
     ctx.launch.run(reaction_, s.ng, s.ng, s.xg, s.g_flags, s.g_nbr, s.g_nbr_count, s.x.a,
