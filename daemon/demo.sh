@@ -18,12 +18,13 @@ EOF
 
 cat <<EOF
 sonoflow demo: sonoflowd --emulate for ${seconds} s, a scripted hand stirring honey.
-What runs: the real daemon (config validation, 4 pipeline threads with RT fallback, safety gate,
-status export, control socket, recorder) driving the drivers layer's emulated USB devices
-(VirtualTracker stirring a circle, VirtualArray playing 20 kHz FOCI blocks) through the real host
-drivers, and the AM optimiser of kernels/haptics. Still stand-ins: the fluid (a palm-drag model,
-no particles, until the OpenCL engine lands) and STM (a circling focus, until PRO-STM lands).
-Watch: loop rates, hand->array latency, FIFO level, underruns.
+What runs: the whole daemon (config validation, 4 pipeline threads with RT fallback, safety
+gate, status export, control socket, recorder) on the drivers layer's emulated USB devices
+(VirtualTracker stirring a circle, VirtualArray playing 20 kHz FOCI blocks, real host drivers),
+the OpenCL particle fluid (1,024 particles of honey on PoCL; the first run compiles its kernels)
+and the AM optimiser / PRO-STM planner of kernels/haptics.
+Watch: loop rates (the fluid runs below 90 Hz on this 2-core VM), contact samples, foci,
+hand->array latency, FIFO level, underruns.
 EOF
 sleep 2
 
@@ -31,7 +32,13 @@ sleep 2
   --summary "$work/summary.json" 2>"$work/daemon.log" &
 daemon=$!
 ctl() { "$build/daemon/sonoflowctl" --socket "$work/control.sock" "$@" >>"$work/ctl.log" 2>&1 || true; }
-for _ in $(seq 50); do [ -e "$work/status" ] && break; sleep 0.1; done
+# Ready when the control socket answers (the first start compiles the fluid's OpenCL kernels).
+for _ in $(seq 600); do
+  "$build/daemon/sonoflowctl" --socket "$work/control.sock" ping >/dev/null 2>&1 && break
+  kill -0 "$daemon" 2>/dev/null || { echo "sonoflowd did not start:"; cat "$work/daemon.log"; exit 1; }
+  sleep 0.1
+done
+sleep 1
 
 # Live control on the way: STM a third of the way in, back to AM at two thirds.
 ( sleep $((seconds / 3)); ctl mode stm; sleep $((seconds / 3)); ctl mode am ) &

@@ -23,6 +23,7 @@
 #include "daemon/config/config_loader.hpp"
 #include "daemon/control/control_server.hpp"
 #include "daemon/devices/device_binding.hpp"
+#include "daemon/pipeline/kernel_fluid.hpp"
 #include "daemon/pipeline/kernel_renderer.hpp"
 #include "daemon/pipeline/pipeline.hpp"
 #include "daemon/recorder/recorder.hpp"
@@ -92,6 +93,17 @@ std::string default_config_path() {
     if (access(p, R_OK) == 0) return p;
   }
   return {};
+}
+
+// fluid.materials_dir, else materials/ beside the config file, else the installed presets.
+std::string materials_dir(const Config& config, const std::string& config_path) {
+  if (!config.fluid.materials_dir.empty()) return config.fluid.materials_dir;
+  if (!config_path.empty()) {
+    const auto slash = config_path.rfind('/');
+    const std::string dir = slash == std::string::npos ? "." : config_path.substr(0, slash);
+    if (access((dir + "/materials").c_str(), R_OK) == 0) return dir + "/materials";
+  }
+  return SONOFLOW_DATADIR "/sonoflow/materials";
 }
 
 bool write_file(const std::string& path, const std::string& text) {
@@ -187,12 +199,26 @@ int main(int argc, char** argv) {
     return kExitNoDevice;
   }
   log_line(LogLevel::Info, "devices", "%s", devices->describe().c_str());
-  // The fluid engine (issue 5) is not wired yet: a palm-drag stand-in gives the contact field.
-  PalmDragField fluid;
+  // The fluid: the OpenCL particle engine, or (fluid.engine = "standin") the palm-drag model.
+  std::unique_ptr<FluidModel> fluid;
+  if (config.fluid.engine == "opencl") {
+    const std::string materials = materials_dir(config, o.config_path);
+    auto engine = KernelFluid::create(config, materials, error);
+    if (!engine) {
+      log_line(LogLevel::Error, "fluid", "%s ('fluid.device' = \"%s\"; 'fluid.engine' = \"standin\" runs "
+               "without OpenCL)", error.c_str(), config.fluid.device.c_str());
+      return kExitNoDevice;
+    }
+    log_line(LogLevel::Info, "fluid", "%s", engine->describe().c_str());
+    fluid = std::move(engine);
+  } else {
+    log_line(LogLevel::Warning, "fluid", "fluid.engine = \"standin\": a particle-free palm-drag model, not the fluid");
+    fluid = std::make_unique<PalmDragField>();
+  }
   KernelRenderer renderer(config);
 
   Pipeline pipeline(config, clock,
-                    PipelineParts{devices->hand_source(), fluid, renderer, devices->array_link()},
+                    PipelineParts{devices->hand_source(), *fluid, renderer, devices->array_link()},
                     &status->region());
   Recorder recorder(config, pipeline.links(), clock, &status->region());
   control->set_recorder(&recorder);
@@ -222,7 +248,8 @@ int main(int argc, char** argv) {
 
   Supervisor supervisor(config, o.config_path, clock, pipeline, status.get(), signals, notifier,
                         control.get());
-  supervisor.set_maintenance([&devices] { devices->maintain(); });
+  devices->start_maintenance_thread(clock, 100'000'000);
+  supervisor.set_before_stop([&devices] { devices->stop_maintenance_thread(); });
   if (!config.scene.file.empty()) {
     const std::string why = supervisor.load_scene(config.scene.file);
     if (!why.empty()) log_line(LogLevel::Warning, "config", "scene not loaded ('scene.file'): %s", why.c_str());

@@ -1,7 +1,8 @@
 // End-to-end latency and loop jitter of the daemon's pipeline with emulated devices on the real
 // clock (issue 6). One 10 s pipeline run (stage threads with the default RT priorities, where
 // permitted; the drivers' VirtualTracker and VirtualArray behind in-process transports with
-// their service threads) and, as the baseline, one 10 s bare 1 kHz PeriodicLoop with the haptic thread's
+// their service threads; the OpenCL particle fluid, 1,024 particles on PoCL) and, as the
+// baseline, one 10 s bare 1 kHz PeriodicLoop with the haptic thread's
 // scheduling and an empty body: the ratio says how much the pipeline adds to the haptic loop's
 // wake-up jitter on this machine. Each figure is its own benchmark so `make bench` tabulates it.
 #include <benchmark/benchmark.h>
@@ -13,6 +14,7 @@
 
 #include "daemon/config/config.hpp"
 #include "daemon/devices/device_binding.hpp"
+#include "daemon/pipeline/kernel_fluid.hpp"
 #include "daemon/pipeline/kernel_renderer.hpp"
 #include "daemon/pipeline/pipeline.hpp"
 #include "daemon/standins/palm_drag_field.hpp"
@@ -38,11 +40,13 @@ const Figures& pipeline_run() {
     rt::MonotonicClock clock;
     auto devices = DeviceBinding::emulated(clock, config, true);
     if (!devices->bring_up().empty()) std::abort();
-    PalmDragField fluid;
+    std::string error;
+    std::unique_ptr<FluidModel> fluid = KernelFluid::create(config, "", error);
+    if (!fluid) fluid = std::make_unique<PalmDragField>();  // no OpenCL device: the stand-in
     KernelRenderer renderer(config);
     auto status = std::make_unique<status::StatusRegion>();
     Pipeline pipeline(config, clock,
-                      PipelineParts{devices->hand_source(), fluid, renderer, devices->array_link()},
+                      PipelineParts{devices->hand_source(), *fluid, renderer, devices->array_link()},
                       status.get());
     pipeline.start_threads();
     // 1 s warm-up then the measured run; the histograms cover both (the warm-up is a small

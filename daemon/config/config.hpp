@@ -45,6 +45,9 @@ struct Config {
     double alpha = 0.005;             // elastic/plastic blend
     int substeps = 3;
     int max_particles = 5000;
+    std::string engine = "opencl";    // opencl | standin (a particle-free palm-drag model)
+    std::string device;               // OpenCL device name substring; empty: any (GPU first)
+    std::string materials_dir;        // presets; empty: materials/ beside the config file
   } fluid;
 
   struct Haptic {

@@ -72,6 +72,12 @@ std::vector<KeyInfo> config_keys(Config& c) {
                       "solver substeps per fluid frame"));
   k.push_back(integer("fluid.max_particles", &c.fluid.max_particles, 64, 1'000'000, "", restart,
                       "particle buffer capacity"));
+  k.push_back(choice("fluid.engine", &c.fluid.engine, {"opencl", "standin"}, restart,
+                     "opencl: the particle fluid; standin: a particle-free palm-drag model"));
+  k.push_back(text("fluid.device", &c.fluid.device, restart,
+                   "OpenCL device name substring; empty = any (a GPU first)"));
+  k.push_back(text("fluid.materials_dir", &c.fluid.materials_dir, restart,
+                   "material presets (<name>.toml); empty = materials/ beside the config file"));
 
   k.push_back(integer("haptic.rate_hz", &c.haptic.rate_hz, 250, 2000, "Hz", restart,
                       "haptic loop rate; one FocalBlock (1 ms of samples) per tick at 1000"));

@@ -1,5 +1,7 @@
 #include "daemon/devices/device_binding.hpp"
 
+#include <pthread.h>
+
 #include <cmath>
 #include <cstring>
 
@@ -32,7 +34,7 @@ std::unique_ptr<DeviceBinding> DeviceBinding::emulated(rt::Clock& clock, const C
                                                        bool service_threads) {
   drivers::EmulatedDevicesConfig e;
   e.hands.motion = drivers::emulator::HandMotion::StirCircle;
-  e.hands.center = {0.0f, 0.0f, 0.15f};
+  e.hands.center = {0.0f, 0.0f, 0.13f};  // palm 2 cm into the pool (kernel_fluid.hpp)
   e.hands.amplitude_m = 0.04f;
   e.hands.period_s = 2.0f;
   e.service_threads = service_threads;
@@ -83,11 +85,28 @@ void DeviceBinding::maintain() {
   devices_->tracker().maintain();
 }
 
+void DeviceBinding::start_maintenance_thread(rt::Clock& clock, std::int64_t period_ns) {
+  stop_maintenance_.store(false);
+  maintenance_ = std::thread([this, &clock, period_ns] {
+    pthread_setname_np(pthread_self(), "sf-devices");
+    while (!stop_maintenance_.load(std::memory_order_acquire)) {
+      maintain();
+      clock.sleep_until(clock.now_ns() + period_ns);
+    }
+  });
+}
+
+void DeviceBinding::stop_maintenance_thread() {
+  stop_maintenance_.store(true, std::memory_order_release);
+  if (maintenance_.joinable()) maintenance_.join();
+}
+
 void DeviceBinding::pump() {
   if (emulated_ != nullptr) emulated_->pump();
 }
 
 void DeviceBinding::shut_down() noexcept {
+  stop_maintenance_thread();
   devices_->array().disconnect();
   devices_->tracker().disconnect();
 }

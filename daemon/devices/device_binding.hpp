@@ -7,8 +7,10 @@
 //               intensity cap from [safety]), arm, start both streams. Blocking.
 //   maintain(): the supervisor's periodic call (time sync pings, loss and reconnection; a
 //               returning array is re-armed and streams again with a new stream epoch).
+#include <atomic>
 #include <memory>
 #include <string>
+#include <thread>
 
 #include "daemon/config/config.hpp"
 #include "daemon/devices/driver_links.hpp"
@@ -25,8 +27,17 @@ class DeviceBinding {
   static std::unique_ptr<DeviceBinding> usb(const rt::Clock& clock, const Config& config,
                                             std::string& error);
 
+  ~DeviceBinding() { stop_maintenance_thread(); }
+  DeviceBinding(const DeviceBinding&) = delete;
+  DeviceBinding& operator=(const DeviceBinding&) = delete;
+
   std::string bring_up();  // "" or what failed
   void maintain();
+  // Runs maintain() every `period_ns` on its own thread (`sf-devices`), so a device that is
+  // slow to answer (reconnects, control transfers timing out) never holds up the supervisor's
+  // signals, watchdog and control socket. Stop it before disarming or shutting down.
+  void start_maintenance_thread(rt::Clock& clock, std::int64_t period_ns);
+  void stop_maintenance_thread();
   void pump();             // emulated without service threads only
   void shut_down() noexcept;
 
@@ -45,6 +56,8 @@ class DeviceBinding {
   const Config& config_;
   std::unique_ptr<DriverArrayLink> array_link_;
   std::unique_ptr<DriverHandSource> hand_source_;
+  std::thread maintenance_;
+  std::atomic<bool> stop_maintenance_{false};
 };
 
 }  // namespace sonoflow::daemon

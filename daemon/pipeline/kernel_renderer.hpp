@@ -1,20 +1,22 @@
 #pragma once
-// The haptic renderer the daemon runs: kernels/haptics' AmRenderer for AM (issue 4), behind
-// the pipeline's HapticRenderer seam. STM still comes from the CentroidRenderer stand-in until
-// the PRO-STM planner lands on main.
+// The haptic renderers the daemon runs, from kernels/haptics (issue 4), behind the pipeline's
+// HapticRenderer seam: AmRenderer (AM optimiser, 200 Hz modulation) and StmRenderer (PRO-STM,
+// replans spread over ticks). Only the active one is fed; a live mode switch resets both, and
+// the new one starts from the next contact field (within one fluid frame, ~11 ms).
 //
 // The AM renderer fixes its modulation frequency and focus count at construction (it
-// preallocates for them), so haptic.am_frequency_hz and haptic.max_foci are restart keys;
-// mode switches are live. Real-time safe: select() and render() do not allocate.
+// preallocates for them), so haptic.am_frequency_hz and haptic.max_foci are restart keys; the
+// mode and the STM speed are live. Real-time safe: select() and render() do not allocate.
 #include "daemon/config/config.hpp"
 #include "daemon/pipeline/interfaces.hpp"
-#include "daemon/standins/centroid_renderer.hpp"
 #include "kernels/haptics/am_renderer.hpp"
+#include "kernels/haptics/stm_renderer.hpp"
 #include "kernels/haptics/target_samples.hpp"
 
 namespace sonoflow::daemon {
 
 haptics::AmConfig am_config_from(const Config& config);
+haptics::StmConfig stm_config_from(const Config& config);
 
 class KernelRenderer final : public HapticRenderer {
  public:
@@ -30,8 +32,7 @@ class KernelRenderer final : public HapticRenderer {
   haptics::TargetSelection selection_;
   haptics::TargetSamples staging_;
   haptics::AmRenderer am_;
-  CentroidRenderer stm_standin_;
-  FocalBlock scratch_{};  // output of the renderer not in use (it still follows the field)
+  haptics::StmRenderer stm_;
 };
 
 }  // namespace sonoflow::daemon

@@ -230,7 +230,8 @@ bool Pipeline::housekeeping(std::int64_t now_ns) {
   bool fresh = true;
   for (auto& slot : slots_) {
     if (!slot.active.load(std::memory_order_acquire)) continue;
-    const std::int64_t allowed = std::max<std::int64_t>(5 * slot.stage->period_ns(), 200'000'000);
+    // Liveness, not deadlines: a slow fluid frame is an overrun, a thread that stopped is not.
+    const std::int64_t allowed = std::max<std::int64_t>(10 * slot.stage->period_ns(), kStaleHeartbeatNs);
     if (now_ns - slot.last_wake_ns.load(std::memory_order_acquire) > allowed) fresh = false;
   }
   if (status_ != nullptr) {

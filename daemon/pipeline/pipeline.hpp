@@ -41,6 +41,8 @@ FluidSettings fluid_settings_from(const Config& config);
 class Pipeline {
  public:
   static constexpr int kStages = 4;  // tracker, fluid, haptic, stream
+  // A stage that has not ticked for this long (or 10 periods, if longer) is stale.
+  static constexpr std::int64_t kStaleHeartbeatNs = 1'000'000'000;
 
   // `status` may be null (no export). Allocates everything the stages will ever use.
   Pipeline(const Config& config, rt::Clock& clock, PipelineParts parts,

@@ -121,6 +121,7 @@ bool Supervisor::run(std::int64_t run_for_ns) {
   }
   notifier_.stopping("stopping: fading the array to silence");
   if (status_ != nullptr) status_->set_state(status::DaemonState::Stopping);
+  if (before_stop_) before_stop_();
   const bool faded = pipeline_.stop(500'000'000);
   if (!faded) log_line(LogLevel::Warning, "supervisor", "fade did not complete in time; array disarmed");
   pipeline_.housekeeping(clock_.now_ns());

@@ -38,6 +38,8 @@ class Supervisor {
   void request_stop() noexcept { stop_requested_ = true; }
   // Called at every housekeeping tick (device maintenance: time sync, reconnects).
   void set_maintenance(std::function<void()> maintain) { maintain_ = std::move(maintain); }
+  // Called once the stop is decided, before the pipeline fades and disarms.
+  void set_before_stop(std::function<void()> before_stop) { before_stop_ = std::move(before_stop); }
 
  private:
   void housekeeping(std::int64_t now);
@@ -51,6 +53,7 @@ class Supervisor {
   const Notifier& notifier_;
   ControlServer* control_;
   std::function<void()> maintain_;
+  std::function<void()> before_stop_;
   bool stop_requested_ = false;
   bool last_fresh_ = true;
   std::int64_t next_watchdog_ns_ = 0;

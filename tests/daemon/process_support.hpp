@@ -14,6 +14,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <mutex>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -36,7 +39,9 @@ inline std::string read_file(const std::string& path) {
   return s.str();
 }
 
-// A datagram socket standing in for systemd's notification socket.
+// A datagram socket standing in for systemd's notification socket. A thread reads it all the
+// time, as systemd does: a full socket queue (net.unix.max_dgram_qlen, 10 by default) would
+// block the daemon's sd_notify() and with it its supervisor.
 class NotifySocket {
  public:
   explicit NotifySocket(const std::string& path) : path_(path) {
@@ -46,42 +51,56 @@ class NotifySocket {
     std::strncpy(addr.sun_path, path.c_str(), sizeof addr.sun_path - 1);
     unlink(path.c_str());
     EXPECT_EQ(bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+    reader_ = std::thread([this] { read_loop(); });
   }
   ~NotifySocket() {
+    stop_ = true;
+    reader_.join();
     close(fd_);
     unlink(path_.c_str());
   }
-  // Collects messages until one contains `wanted` (true) or `timeout` passes (false).
+  // Waits until a message not yet matched contains `wanted` (true), or `timeout` passes.
   bool wait_for(const std::string& wanted, std::chrono::milliseconds timeout) {
-    const auto end = std::chrono::steady_clock::now() + timeout;
-    for (const auto& m : messages) if (m.find(wanted) != std::string::npos && !consumed(m)) return mark(m);
-    while (std::chrono::steady_clock::now() < end) {
+    std::unique_lock lock(mutex_);
+    return arrived_.wait_for(lock, timeout, [&] {
+      for (std::size_t i = 0; i < messages_.size(); ++i) {
+        if (!matched_[i] && messages_[i].find(wanted) != std::string::npos) {
+          matched_[i] = true;
+          return true;
+        }
+      }
+      return false;
+    });
+  }
+  int count(const std::string& wanted) {
+    std::lock_guard lock(mutex_);
+    return static_cast<int>(std::count_if(messages_.begin(), messages_.end(), [&](const std::string& m) {
+      return m.find(wanted) != std::string::npos;
+    }));
+  }
+
+ private:
+  void read_loop() {
+    while (!stop_) {
       pollfd p{fd_, POLLIN, 0};
-      if (poll(&p, 1, 50) <= 0) continue;
+      if (poll(&p, 1, 20) <= 0) continue;
       char buf[4096];
       const ssize_t n = recv(fd_, buf, sizeof buf, 0);
       if (n <= 0) continue;
-      messages.emplace_back(buf, static_cast<std::size_t>(n));
-      if (messages.back().find(wanted) != std::string::npos) return mark(messages.back());
+      std::lock_guard lock(mutex_);
+      messages_.emplace_back(buf, static_cast<std::size_t>(n));
+      matched_.push_back(false);
+      arrived_.notify_all();
     }
-    return false;
-  }
-  int count(const std::string& wanted) const {
-    int c = 0;
-    for (const auto& m : messages) c += m.find(wanted) != std::string::npos ? 1 : 0;
-    return c;
-  }
-  std::vector<std::string> messages;
-
- private:
-  bool consumed(const std::string& m) const { return std::find(used_.begin(), used_.end(), &m) != used_.end(); }
-  bool mark(const std::string& m) {
-    used_.push_back(&m);
-    return true;
   }
   std::string path_;
   int fd_;
-  std::vector<const std::string*> used_;
+  std::thread reader_;
+  std::atomic<bool> stop_{false};
+  std::mutex mutex_;
+  std::condition_variable arrived_;
+  std::vector<std::string> messages_;
+  std::vector<bool> matched_;
 };
 
 struct Daemon {
@@ -117,11 +136,19 @@ struct Daemon {
       if (waitpid(pid, &status, WNOHANG) == pid) return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
       std::this_thread::sleep_for(20ms);
     }
+    // A hung daemon: keep its threads' stacks for the failure report (when gdb is there).
+    if (access("/usr/bin/gdb", X_OK) == 0) {
+      std::system(("/usr/bin/gdb -p " + std::to_string(pid) +
+                   " -batch -ex 'thread apply all bt' >" + stderr_path + ".stacks 2>&1").c_str());
+    }
     kill(pid, SIGKILL);
     waitpid(pid, &status, 0);
     return -1;
   }
-  std::string log() const { return read_file(stderr_path); }
+  std::string log() const {
+    const std::string stacks = read_file(stderr_path + ".stacks");
+    return read_file(stderr_path) + (stacks.empty() ? "" : "\n--- stacks of the hung daemon\n" + stacks);
+  }
 };
 
 struct Sandbox {
@@ -136,8 +163,11 @@ struct Sandbox {
     std::ofstream out(config);
     // The paths as dotted keys; `extra` may add tables other than status, control, recorder
     // (or dotted keys for those).
+    // The particle fluid only where a test asks for it (its first OpenCL build takes seconds).
     out << "status.path = \"" << dir << "/status\"\ncontrol.socket = \"" << dir
-        << "/control.sock\"\nrecorder.directory = \"" << dir << "/sessions\"\n" << extra;
+        << "/control.sock\"\nrecorder.directory = \"" << dir << "/sessions\"\n"
+        << (extra.find("fluid.engine") == std::string::npos ? "fluid.engine = \"standin\"\n" : "")
+        << extra;
   }
   std::string run_tool(const std::string& command) const {
     const std::string out = dir + "/tool.out";

@@ -102,6 +102,36 @@ TEST(Sonoflowd, ToolsWorkAgainstTheRunningDaemon) {
   EXPECT_EQ(box.run_tool(ctl + "ping").substr(0, 2), "7:");  // not running
 }
 
+// The daemon on the OpenCL particle fluid (PoCL here): the hand stirs the pool, contact
+// samples reach the haptic thread, and the array renders them.
+TEST(Sonoflowd, RunsTheParticleFluidAndRendersItsContact) {
+  Sandbox box;
+  box.write_config("fluid.engine = \"opencl\"\n");
+  NotifySocket notify(box.dir + "/notify.sock");
+  Daemon d = Daemon::spawn({SONOFLOWD, "--config", box.config, "--emulate"},
+                           {"NOTIFY_SOCKET=" + box.dir + "/notify.sock"}, box.dir + "/stderr");
+  // A cold PoCL kernel cache compiles first: allow for it.
+  ASSERT_TRUE(notify.wait_for("READY=1", 120s)) << d.log();
+  EXPECT_NE(d.log().find("fluid engine on"), std::string::npos) << d.log();
+  std::string error;
+  auto reader = status::StatusReader::attach(box.dir + "/status", error);
+  ASSERT_TRUE(reader) << error;
+  const auto end = std::chrono::steady_clock::now() + 30s;
+  status::StatusSnapshot s;
+  do {
+    std::this_thread::sleep_for(200ms);
+    s = reader->snapshot();
+  } while ((s.fluid.frames < 30 || s.fluid.contact_samples == 0 || s.haptic.peak_intensity <= 0) &&
+           std::chrono::steady_clock::now() < end);
+  EXPECT_EQ(s.fluid.particles, 1024u);
+  EXPECT_GE(s.fluid.frames, 30u);
+  EXPECT_GT(s.fluid.contact_samples, 0u);
+  EXPECT_GT(s.haptic.peak_intensity, 0.0f);
+  EXPECT_EQ(s.fluid.engine_errors, 0u);
+  kill(d.pid, SIGTERM);
+  EXPECT_EQ(d.wait(30s), 0) << d.log();
+}
+
 TEST(Sonoflowd, BadConfigExits78NamingTheKey) {
   Sandbox box;
   box.write_config("[safety]\nmax_intensity = 1.5\n[haptic]\nmodes = \"am\"\n");

@@ -1,0 +1,109 @@
+#include "daemon/pipeline/kernel_fluid.hpp"
+
+#include <dirent.h>
+
+#include "kernels/fluid/material.hpp"
+
+namespace sonoflow::daemon {
+namespace {
+
+constexpr float kPoolFloorZ = 0.11f;
+
+// Every <name>.toml in `dir` that parses as a material, by file name.
+std::map<std::string, fluid::Material, std::less<>> load_presets(const std::string& dir, std::string& notes) {
+  std::map<std::string, fluid::Material, std::less<>> presets;
+  DIR* d = opendir(dir.c_str());
+  if (d == nullptr) {
+    notes += "no materials directory " + dir + "; ";
+    return presets;
+  }
+  while (const dirent* e = readdir(d)) {
+    const std::string file = e->d_name;
+    if (file.size() < 6 || file.substr(file.size() - 5) != ".toml") continue;
+    auto m = fluid::load_material(dir + "/" + file);
+    if (m) presets.emplace(file.substr(0, file.size() - 5), std::move(*m));
+    else notes += "preset " + file + " refused: " + m.error().message + "; ";
+  }
+  closedir(d);
+  return presets;
+}
+
+// Presets name files with '_' where the config may say '-' (runny-cream / runny_cream).
+std::string preset_key(std::string_view name) {
+  std::string key(name);
+  for (char& c : key) if (c == '-') c = '_';
+  return key;
+}
+
+}  // namespace
+
+fluid::Scene default_pool_scene() {
+  fluid::Scene s;
+  s.shapes.push_back(fluid::Shape::box({-0.08f, -0.08f, kPoolFloorZ}, {0.08f, 0.08f, 0.35f}));
+  s.blocks.push_back({{-0.08f, -0.08f, kPoolFloorZ}, {0.08f, 0.08f, kPoolSurfaceZ}});
+  return s;
+}
+
+std::unique_ptr<KernelFluid> KernelFluid::create(const Config& config, const std::string& materials_dir,
+                                                 std::string& error) {
+  std::unique_ptr<KernelFluid> f(new KernelFluid());
+  f->presets_ = load_presets(materials_dir, f->notes_);
+  fluid::FluidConfig fc;
+  fc.device.device = config.fluid.device;
+  fc.max_particles = config.fluid.max_particles;
+  fc.particle_spacing = 0.01f;
+  fc.domain_min = {-0.16f, -0.16f, 0.05f};
+  fc.domain_max = {0.16f, 0.16f, 0.40f};
+  const auto preset = f->presets_.find(preset_key(config.fluid.material));
+  if (preset != f->presets_.end()) {
+    fc.material = preset->second;
+  } else {
+    f->notes_ += "no preset '" + config.fluid.material + "' in " + materials_dir +
+                 ": water coefficients with the configured tau/alpha; ";
+    fc.material.name = config.fluid.material;
+    fc.material.model = fluid::MaterialModel::Viscoelastic;
+  }
+  fc.material.tau = static_cast<float>(config.fluid.tau_s);
+  fc.material.alpha = static_cast<float>(config.fluid.alpha);
+  auto engine = fluid::FluidEngine::create(fc);
+  if (!engine) {
+    error = "fluid engine: " + engine.error().message;
+    return nullptr;
+  }
+  f->engine_ = std::move(*engine);
+  if (auto failed = f->engine_->load_scene(default_pool_scene())) {
+    error = "fluid scene: " + failed->message;
+    return nullptr;
+  }
+  f->material_ = config.fluid.material;
+  return f;
+}
+
+void KernelFluid::set_material(std::string_view name, double tau_s, double alpha) noexcept {
+  if (name != material_) {
+    const auto preset = presets_.find(preset_key(name));
+    if (preset != presets_.end() && !engine_->set_material(preset->second)) material_ = std::string(name);
+  }
+  engine_->set_tau(static_cast<float>(tau_s));
+  engine_->set_alpha(static_cast<float>(alpha));
+}
+
+void KernelFluid::step(const HandFrame& newest, double frame_dt_s, ContactField& out,
+                       FluidStepInfo& info) noexcept {
+  engine_->step_frame(newest, have_previous_ ? &previous_ : nullptr, frame_dt_s, out, stats_);
+  previous_ = newest;
+  have_previous_ = true;
+  info.particles = static_cast<std::uint32_t>(stats_.particles);
+  info.ok = stats_.device_errors == 0 && stats_.non_finite == 0;
+}
+
+std::string KernelFluid::describe() const {
+  std::string s = "fluid engine on " + engine_->device_name() + ": " +
+                  std::to_string(engine_->particle_count()) + " particles of " +
+                  std::string(engine_->material().name) + " (" +
+                  std::string(fluid::to_string(engine_->material().model)) + ")";
+  if (!notes_.empty()) s += "; " + notes_.substr(0, notes_.size() - 2);
+  return s;
+}
+
+}  // namespace sonoflow::daemon

@@ -1,0 +1,50 @@
+#pragma once
+// The fluid the daemon runs: kernels/fluid's OpenCL FluidEngine (issue 5) behind the pipeline's
+// FluidModel seam. create() picks the OpenCL device, builds the kernels, allocates, loads the
+// material preset and the default scene (a pool under the hand); it may take seconds (PoCL
+// compiles the kernels on first use and caches them) and is called before the threads start.
+//
+// Material presets are read once at start from the materials directory (`<name>.toml`, the
+// fluid layer's format), so a live `material NAME` only switches between loaded presets; tau
+// and alpha then override the preset's, as the config says. A name with no preset file falls
+// back to water's coefficients with the configured tau/alpha, and says so.
+#include <map>
+#include <memory>
+#include <string>
+
+#include "daemon/config/config.hpp"
+#include "daemon/pipeline/interfaces.hpp"
+#include "kernels/fluid/fluid_engine.hpp"
+
+namespace sonoflow::daemon {
+
+// The pool the hand stirs: floor 11 cm above the array, 4 cm deep, 16 x 16 cm (1,024
+// particles at 1 cm: what PoCL on two shared cores steps at a useful rate).
+fluid::Scene default_pool_scene();
+inline constexpr float kPoolSurfaceZ = 0.15f;
+
+class KernelFluid final : public FluidModel {
+ public:
+  // `materials_dir`: where <name>.toml presets live. Null and `error` set on failure.
+  static std::unique_ptr<KernelFluid> create(const Config& config, const std::string& materials_dir,
+                                             std::string& error);
+
+  void step(const HandFrame& newest, double frame_dt_s, ContactField& out,
+            FluidStepInfo& info) noexcept override;
+  void set_material(std::string_view name, double tau_s, double alpha) noexcept override;
+
+  std::string describe() const;
+  const fluid::FluidStats& last_stats() const noexcept { return stats_; }
+
+ private:
+  KernelFluid() = default;
+  std::unique_ptr<fluid::FluidEngine> engine_;
+  std::map<std::string, fluid::Material, std::less<>> presets_;
+  std::string material_;
+  HandFrame previous_{};
+  bool have_previous_ = false;
+  fluid::FluidStats stats_{};
+  std::string notes_;
+};
+
+}  // namespace sonoflow::daemon
