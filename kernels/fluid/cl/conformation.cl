@@ -307,62 +307,30 @@ __kernel void conf_pos_lambda(int n, __global const float4* x, __global const fl
   __global const float* xs = (__global const float*)x;
   __global const float* x0s = (__global const float*)x0;
   const int cnt = (int)min(ncount[i], (uint)P->max_neighbours);
-  // Best-fit rotation R_i of the neighbourhood from x0 to x (3.14), warm-started from the last
-  // sweep: shape-matching sums in local coordinates p = x_j - x_i, p0 = x0_j - x0_i (i itself
-  // sits at p = 0), A = sum p p0^T - N c c0^T.
-  float4 q = (float4)(0.0f, 0.0f, 0.0f, 1.0f);
-  if (P->corotation) {
-    float px = 0, py = 0, pz = 0, qx = 0, qy = 0, qz = 0;
-    float a00 = 0, a01 = 0, a02 = 0, a10 = 0, a11 = 0, a12 = 0, a20 = 0, a21 = 0, a22 = 0;
-    for (int k = 0; k < cnt; ++k) {
-      const uint j = NBR(nbr, i, k, n, P->max_neighbours);
-      const float ax = xs[4 * j] - xi.x, ay = xs[4 * j + 1] - xi.y, az = xs[4 * j + 2] - xi.z;
-      const float bx = x0s[4 * j] - x0i.x, by = x0s[4 * j + 1] - x0i.y, bz = x0s[4 * j + 2] - x0i.z;
-      px += ax;
-      py += ay;
-      pz += az;
-      qx += bx;
-      qy += by;
-      qz += bz;
-      a00 += ax * bx;
-      a01 += ax * by;
-      a02 += ax * bz;
-      a10 += ay * bx;
-      a11 += ay * by;
-      a12 += ay * bz;
-      a20 += az * bx;
-      a21 += az * by;
-      a22 += az * bz;
-    }
-    const float inv = 1.0f / (float)(cnt + 1);
-    const float3 pc = (float3)(px, py, pz);
-    q = extract_rotation((float3)(a00, a10, a20) - pc * (qx * inv), (float3)(a01, a11, a21) - pc * (qy * inv),
-                         (float3)(a02, a12, a22) - pc * (qz * inv), rot[i], 3);
-    rot[i] = q;
-  }
-  const float3 e0 = quat_rotate(q, (float3)(1.0f, 0.0f, 0.0f));
-  const float3 e1 = quat_rotate(q, (float3)(0.0f, 1.0f, 0.0f));
-  const float3 e2 = quat_rotate(q, (float3)(0.0f, 0.0f, 1.0f));
+  // One pass over the neighbours. The constraint is linear in the rotation R:
+  //   C = sum A(g_j)(x_ji - R b_j) = sum A(g_j) x_ji - Voigt(R M + (R M)^T),  M = sum b_j g_j^T,
+  // with b_j = x0_j - x0_i and g_j = V_j grad W_ij, so the same pass gathers the shape-matching
+  // sums for R (3.14: local coordinates a = x_j - x_i, A = sum a b^T - N c c0^T).
   float c0 = 0, c1 = 0, c2 = 0, c3 = 0, c4 = 0, c5 = 0;
   float d0 = 0, d1 = 0, d2 = 0, d3 = 0, d4 = 0, d5 = 0;
   float sx = 0, sy = 0, sz = 0;
+  float m00 = 0, m01 = 0, m02 = 0, m10 = 0, m11 = 0, m12 = 0, m20 = 0, m21 = 0, m22 = 0;
+  float px = 0, py = 0, pz = 0, qx = 0, qy = 0, qz = 0;
+  float a00 = 0, a01 = 0, a02 = 0, a10 = 0, a11 = 0, a12 = 0, a20 = 0, a21 = 0, a22 = 0;
   for (int k = 0; k < cnt; ++k) {
     const uint j = NBR(nbr, i, k, n, P->max_neighbours);
-    const float rx = xi.x - xs[4 * j], ry = xi.y - xs[4 * j + 1], rz = xi.z - xs[4 * j + 2];
-    const float r2 = rx * rx + ry * ry + rz * rz;
-    const float f = particle_volume(density[j], P) * kernel_grad_factor(r2, P);
-    const float gx = f * rx, gy = f * ry, gz = f * rz;
+    const float ax = xs[4 * j] - xi.x, ay = xs[4 * j + 1] - xi.y, az = xs[4 * j + 2] - xi.z;
     const float bx = x0s[4 * j] - x0i.x, by = x0s[4 * j + 1] - x0i.y, bz = x0s[4 * j + 2] - x0i.z;
-    // u = x_ji - R x0_ji
-    const float ux = -rx - (e0.x * bx + e1.x * by + e2.x * bz);
-    const float uy = -ry - (e0.y * bx + e1.y * by + e2.y * bz);
-    const float uz = -rz - (e0.z * bx + e1.z * by + e2.z * bz);
-    c0 += 2.0f * gx * ux;
-    c1 += 2.0f * gy * uy;
-    c2 += 2.0f * gz * uz;
-    c3 += gy * ux + gx * uy;
-    c4 += gz * ux + gx * uz;
-    c5 += gz * uy + gy * uz;
+    const float r2 = ax * ax + ay * ay + az * az;
+    // grad W_ij = f r with r = x_i - x_j = -a
+    const float f = -particle_volume(density[j], P) * kernel_grad_factor(r2, P);
+    const float gx = f * ax, gy = f * ay, gz = f * az;
+    c0 += 2.0f * gx * ax;
+    c1 += 2.0f * gy * ay;
+    c2 += 2.0f * gz * az;
+    c3 += gy * ax + gx * ay;
+    c4 += gz * ax + gx * az;
+    c5 += gz * ay + gy * az;
     d0 += 4.0f * gx * gx;
     d1 += 4.0f * gy * gy;
     d2 += 4.0f * gz * gz;
@@ -372,7 +340,53 @@ __kernel void conf_pos_lambda(int n, __global const float4* x, __global const fl
     sx += gx;
     sy += gy;
     sz += gz;
+    m00 += bx * gx;
+    m01 += bx * gy;
+    m02 += bx * gz;
+    m10 += by * gx;
+    m11 += by * gy;
+    m12 += by * gz;
+    m20 += bz * gx;
+    m21 += bz * gy;
+    m22 += bz * gz;
+    px += ax;
+    py += ay;
+    pz += az;
+    qx += bx;
+    qy += by;
+    qz += bz;
+    a00 += ax * bx;
+    a01 += ax * by;
+    a02 += ax * bz;
+    a10 += ay * bx;
+    a11 += ay * by;
+    a12 += ay * bz;
+    a20 += az * bx;
+    a21 += az * by;
+    a22 += az * bz;
   }
+  float4 q = (float4)(0.0f, 0.0f, 0.0f, 1.0f);
+  if (P->corotation) {
+    const float inv = 1.0f / (float)(cnt + 1);
+    const float3 pc = (float3)(px, py, pz);
+    q = extract_rotation((float3)(a00, a10, a20) - pc * (qx * inv), (float3)(a01, a11, a21) - pc * (qy * inv),
+                         (float3)(a02, a12, a22) - pc * (qz * inv), rot[i], 3);
+    rot[i] = q;
+  }
+  // R M with R = [e0 e1 e2] (columns).
+  const float3 e0 = quat_rotate(q, (float3)(1.0f, 0.0f, 0.0f));
+  const float3 e1 = quat_rotate(q, (float3)(0.0f, 1.0f, 0.0f));
+  const float3 e2 = quat_rotate(q, (float3)(0.0f, 0.0f, 1.0f));
+  const float3 mc0 = (float3)(m00, m10, m20), mc1 = (float3)(m01, m11, m21), mc2 = (float3)(m02, m12, m22);
+  const float3 rm0 = e0 * mc0.x + e1 * mc0.y + e2 * mc0.z;  // column 0 of R M
+  const float3 rm1 = e0 * mc1.x + e1 * mc1.y + e2 * mc1.z;
+  const float3 rm2 = e0 * mc2.x + e1 * mc2.y + e2 * mc2.z;
+  c0 -= 2.0f * rm0.x;
+  c1 -= 2.0f * rm1.y;
+  c2 -= 2.0f * rm2.z;
+  c3 -= rm1.x + rm0.y;
+  c4 -= rm2.x + rm0.z;
+  c5 -= rm2.y + rm1.z;
   float8 c = (float8)(c0, c1, c2, c3, c4, c5, 0.0f, 0.0f);
   float8 diag = (float8)(d0, d1, d2, d3, d4, d5, 0.0f, 0.0f);
   float3 g_sum = (float3)(sx, sy, sz);
