@@ -113,7 +113,7 @@ __kernel void conf_vel_lambda(int n, __global const float4* x, __global const fl
                               __global const float4* xg, __global const float4* vg,
                               __global const float* gvol, __global const float* density,
                               __global const float4* spin, P_CONST P, __global float8* lambda,
-                              __global float8* dlambda) {
+                              __global float8* dlambda, __global float8* lambda_prev, float omega) {
   const int i = get_global_id(0);
   if (i >= n) return;
   if (flags[i] & FLAG_DEAD) {
@@ -173,7 +173,13 @@ __kernel void conf_vel_lambda(int n, __global const float4* x, __global const fl
   const float8 l = lambda[i];
   float8 dl = (-c - at * l) / (diag + at + 1e-12f);
   dl.s67 = (float2)(0.0f);
-  lambda[i] = l + dl;
+  float8 next = l + dl;
+  if (omega != 1.0f) {  // Chebyshev: l_k+1 = w (l_jacobi - l_k-1) + l_k-1 (Wang 2015)
+    const float8 back = lambda_prev[i];
+    next = omega * (next - back) + back;
+  }
+  lambda_prev[i] = l;
+  lambda[i] = next;
   dlambda[i] = dl;
 }
 
@@ -224,7 +230,7 @@ __kernel void conf_vel_apply(int n, __global const float4* x, __global const flo
                              __global const uint* gnbr, __global const uint* gcount,
                              __global const float4* xg, __global const float* gvol,
                              __global const float* density, __global const float8* dlambda,
-                             P_CONST P) {
+                             P_CONST P, __global float4* v_prev, float omega) {
   const int i = get_global_id(0);
   if (i >= n) return;
   if (flags[i] & FLAG_DEAD) {
@@ -235,29 +241,13 @@ __kernel void conf_vel_apply(int n, __global const float4* x, __global const flo
   const float3 d = conf_correction(i, n, x[i].xyz, particle_volume(density[i], P), dlambda[i], x,
                                    nbr, ncount, gnbr, gcount, xg, gvol, density, dlambda, P, &count);
   const float3 u = v[i].xyz + (P->beta / count) * P->dt * d;
-  v_out[i] = (float4)(wall_velocity(x0[i].xyz + P->dt * u, u, P), 0.0f);
-}
-
-// Chebyshev semi-iterative acceleration of the velocity sweeps (Wang 2015):
-// u_k+1 = w (u_jacobi - u_k-1) + u_k-1, written over u_jacobi; prev holds u_k-1 on entry and
-// u_k on exit.
-__kernel void chebyshev_mix(int n, __global float4* u, __global float4* prev,
-                            __global const float4* cur, float w) {
-  const int i = get_global_id(0);
-  if (i >= n) return;
-  const float4 back = prev[i];
-  prev[i] = cur[i];
-  u[i] = w * (u[i] - back) + back;
-}
-
-// The same for the multipliers (they enter the next sweep through the compliance term).
-__kernel void chebyshev_mix8(int n, __global float8* l, __global float8* prev,
-                             __global const float8* cur, float w) {
-  const int i = get_global_id(0);
-  if (i >= n) return;
-  const float8 back = prev[i];
-  prev[i] = cur[i];
-  l[i] = w * (l[i] - back) + back;
+  float4 next = (float4)(wall_velocity(x0[i].xyz + P->dt * u, u, P), 0.0f);
+  if (omega != 1.0f) {  // Chebyshev on the velocities, with the same weights as the multipliers
+    const float4 back = v_prev[i];
+    next = omega * (next - back) + back;
+  }
+  v_prev[i] = v[i];
+  v_out[i] = next;
 }
 
 // x** = x* + dt (u** - u*) = x0 + dt u**.

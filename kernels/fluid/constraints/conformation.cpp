@@ -6,8 +6,7 @@ Expected<std::unique_ptr<ConstraintSet>> Conformation::create(const ClRuntime& r
   auto set = std::make_unique<Conformation>();
   const std::pair<cl::Kernel*, const char*> kernels[] = {
       {&set->density_, "conf_density"},       {&set->vel_lambda_, "conf_vel_lambda"},
-      {&set->spin_kernel_, "conf_vel_spin"},    {&set->mix_, "chebyshev_mix"},
-      {&set->mix8_, "chebyshev_mix8"},
+      {&set->spin_kernel_, "conf_vel_spin"},
       {&set->vel_apply_, "conf_vel_apply"},   {&set->vel_finish_, "conf_vel_finish"},
       {&set->pos_lambda_, "conf_pos_lambda"}, {&set->pos_apply_, "conf_pos_apply"},
       {&set->reaction_, "ghost_conf_reaction"}, {&set->update_, "conf_update"}};
@@ -23,7 +22,6 @@ Expected<std::unique_ptr<ConstraintSet>> Conformation::create(const ClRuntime& r
   if (err == CL_SUCCESS) set->rot_ = cl::Buffer(rt.context(), CL_MEM_READ_WRITE, cap * 16, nullptr, &err);
   if (err == CL_SUCCESS) set->spin_ = cl::Buffer(rt.context(), CL_MEM_READ_WRITE, cap * 16, nullptr, &err);
   if (err == CL_SUCCESS) set->prev_ = cl::Buffer(rt.context(), CL_MEM_READ_WRITE, cap * 16, nullptr, &err);
-  if (err == CL_SUCCESS) set->lambda_cur_ = cl::Buffer(rt.context(), CL_MEM_READ_WRITE, cap * 32, nullptr, &err);
   if (err == CL_SUCCESS) set->lambda_prev_ = cl::Buffer(rt.context(), CL_MEM_READ_WRITE, cap * 32, nullptr, &err);
   if (err != CL_SUCCESS) return FluidError{FluidErrc::OpenClError, "conformation buffers: " + cl_error_name(err)};
   return std::unique_ptr<ConstraintSet>(std::move(set));
@@ -59,26 +57,19 @@ void Conformation::velocity_phase(SolverContext& ctx) {
   // with elastic memory or a large compliance it overshoots (measured: cube drops with
   // tau > 0 or alpha >= 0.1 diverge), so those keep plain Jacobi as in the thesis.
   const float rho2 = (m.tau > 0 || m.alpha > 0.01f) ? 0.0f : m.chebyshev * m.chebyshev;
+  // The weights: 1, 2 / (2 - rho^2), then 4 / (4 - rho^2 w); w = 1 is plain Jacobi. The
+  // previous iterates live in prev_ (velocities) and lambda_prev_ (multipliers).
   float omega = 1.0f;
-  const auto n = static_cast<std::size_t>(s.n);
-  if (rho2 > 0) {
-    L.record(L.queue().enqueueCopyBuffer(s.v.a, prev_, 0, 0, n * 16));
-    L.fill(lambda_prev_, n * 32);
-  }
   for (int it = 0; it < m.velocity_iterations; ++it) {
-    if (rho2 > 0) L.record(L.queue().enqueueCopyBuffer(lambda_, lambda_cur_, 0, 0, n * 32));
+    if (rho2 > 0 && it > 0) omega = it == 1 ? 2.0f / (2.0f - rho2) : 4.0f / (4.0f - rho2 * omega);
     L.run(vel_lambda_, s.n, s.n, s.x.a, s.v.a, s.flags.a, s.conf.a, s.nbr, s.nbr_count, s.gnbr,
-          s.gnbr_count, s.xg, s.vg, s.g_volume, s.density, spin_, s.params, lambda_, dlambda_);
+          s.gnbr_count, s.xg, s.vg, s.g_volume, s.density, spin_, s.params, lambda_, dlambda_,
+          lambda_prev_, omega);
     L.run(vel_apply_, s.n, s.n, s.x.a, s.x0.a, s.v.a, s.v.b, s.flags.a, s.nbr, s.nbr_count, s.gnbr,
-          s.gnbr_count, s.xg, s.g_volume, s.density, dlambda_, s.params);
+          s.gnbr_count, s.xg, s.g_volume, s.density, dlambda_, s.params, prev_, omega);
     if (s.ng > 0 && s.ghost_viscosity) {
       L.run(reaction_, s.ng, s.ng, s.xg, s.g_flags, s.g_nbr, s.g_nbr_count, s.x.a, s.nbr_count,
             s.gnbr_count, s.g_volume, dlambda_, scale, s.params, s.g_impulse);
-    }
-    if (rho2 > 0) {
-      omega = it == 0 ? 1.0f : it == 1 ? 2.0f / (2.0f - rho2) : 4.0f / (4.0f - rho2 * omega);
-      L.run(mix_, s.n, s.n, s.v.b, prev_, s.v.a, omega);
-      L.run(mix8_, s.n, s.n, lambda_, lambda_prev_, lambda_cur_, omega);
     }
     s.v.swap();
   }

@@ -20,9 +20,9 @@ class Conformation final : public ConstraintSet {
 
  private:
   void reset_lambda(SolverContext& ctx);
-  cl::Kernel density_, spin_kernel_, mix_, mix8_, vel_lambda_, vel_apply_, vel_finish_, pos_lambda_, pos_apply_, reaction_,
+  cl::Kernel density_, spin_kernel_, vel_lambda_, vel_apply_, vel_finish_, pos_lambda_, pos_apply_, reaction_,
       update_;
-  cl::Buffer lambda_, dlambda_, rot_, spin_, prev_, lambda_cur_, lambda_prev_;
+  cl::Buffer lambda_, dlambda_, rot_, spin_, prev_, lambda_prev_;
 };
 
 }  // namespace sonoflow::fluid
