@@ -35,6 +35,10 @@ inline float particle_volume(float density, P_CONST P) {
 //                    C_i and of diag(J_i J_i^T) into `vconst`
 //   conf_vel_lambda  dlambda_i (3.11)              } x velocity_iterations
 //   conf_vel_apply   u_i += (beta / n_i) J^T dl  (3.12) }
+// Both sweep kernels can mix their result with the iterate before last (Chebyshev
+// semi-iterative acceleration, Wang 2015): y_k+1 = w (y_jacobi - y_k-1) + y_k-1, with the
+// weights w of the host (w = 1 in the first sweep: plain Jacobi, history only). `chebyshev` = 0
+// keeps no history at all.
 //
 // vconst layout (float16): s0..s5 K_i, the spin part of C_i / dt (below); s6..sb dt^2 diag of
 // J_i J_i^T; sc..se s_i = sum_j V_j grad W_ij (+ ghosts); sf beta dt / n_i.
@@ -203,7 +207,8 @@ __kernel void conf_vel_lambda(int n, __global const float4* x, __global const fl
                               __global const uint* nbr, __global const uint* ncount,
                               __global const float2* pair,
                               __global const float16* vconst, P_CONST P,
-                              __global float8* lambda, __global float8* dlambda) {
+                              __global float8* lambda, __global float8* dlambda,
+                              __global float8* lambda_prev, int chebyshev, float omega) {
   const int i = get_global_id(0);
   if (i >= n) return;
   if (flags[i] & FLAG_DEAD) {
@@ -252,7 +257,12 @@ __kernel void conf_vel_lambda(int n, __global const float4* x, __global const fl
   const float8 l = lambda[i];
   float8 dl = (-c - at * l) / (diag + at + 1e-12f);
   dl.s67 = (float2)(0.0f);
-  lambda[i] = l + dl;
+  float8 next = l + dl;
+  if (chebyshev) {  // the multipliers enter the next sweep through the compliance term
+    if (omega != 1.0f) next = omega * (next - lambda_prev[i]) + lambda_prev[i];
+    lambda_prev[i] = l;
+  }
+  lambda[i] = next;
   dlambda[i] = dl;
 }
 
@@ -306,7 +316,7 @@ __kernel void conf_vel_apply(int n, __global const float4* x, __global const flo
                              __global const uint* ncount, __global const float2* pair,
                              __global const float16* vconst,
                              __global const float* density, __global const float8* dlambda,
-                             P_CONST P) {
+                             P_CONST P, __global float4* v_prev, int chebyshev, float omega) {
   const int i = get_global_id(0);
   if (i >= n) return;
   if (flags[i] & FLAG_DEAD) {
@@ -317,29 +327,12 @@ __kernel void conf_vel_apply(int n, __global const float4* x, __global const flo
   const float16 vc = vconst[i];
   const float3 d = -voigt_sym_t(vc.scde, dlambda[i]) - particle_volume(density[i], P) * acc;
   const float3 u = v[i].xyz + vc.sf * d;
-  v_out[i] = (float4)(wall_velocity(x0[i].xyz + P->dt * u, u, P), 0.0f);
-}
-
-// Chebyshev semi-iterative acceleration of the velocity sweeps (Wang 2015):
-// u_k+1 = w (u_jacobi - u_k-1) + u_k-1, written over u_jacobi; prev holds u_k-1 on entry and
-// u_k on exit.
-__kernel void chebyshev_mix(int n, __global float4* u, __global float4* prev,
-                            __global const float4* cur, float w) {
-  const int i = get_global_id(0);
-  if (i >= n) return;
-  const float4 back = prev[i];
-  prev[i] = cur[i];
-  u[i] = w * (u[i] - back) + back;
-}
-
-// The same for the multipliers (they enter the next sweep through the compliance term).
-__kernel void chebyshev_mix8(int n, __global float8* l, __global float8* prev,
-                             __global const float8* cur, float w) {
-  const int i = get_global_id(0);
-  if (i >= n) return;
-  const float8 back = prev[i];
-  prev[i] = cur[i];
-  l[i] = w * (l[i] - back) + back;
+  float4 next = (float4)(wall_velocity(x0[i].xyz + P->dt * u, u, P), 0.0f);
+  if (chebyshev) {  // the same weights as the multipliers
+    if (omega != 1.0f) next = omega * (next - v_prev[i]) + v_prev[i];
+    v_prev[i] = v[i];
+  }
+  v_out[i] = next;
 }
 
 // x** = x* + dt (u** - u*) = x0 + dt u**.
@@ -609,7 +602,7 @@ __kernel void conf_pos_solve(int n, int plane, __global const uint* flags,
 #undef STORE_LANE
 }
 
-// x_i += (beta / n_i) sum_j J~_ji^T dl_j (3.18) with the pair terms of conf_pos_lambda (same
+// x_i += (beta / n_i) sum_j J~_ji^T dl_j (3.18) with the pair terms of conf_pos_sums (same
 // positions): -A(s_i)^T dl_i - V_i sum_j A(grad W_ij)^T dl_j, as in conf_vel_apply. Then the
 // walls and their friction.
 __kernel void conf_pos_apply(int n, __global const float4* x, __global float4* x_out,

@@ -63,5 +63,39 @@ TEST(Clay, RestsOnAnInclineWithFrictionAndSlidesWithout) {
   EXPECT_NEAR(frictionless.after_impact, 0.5f * 9.81f * 0.5f * 0.25f, 0.06f);
 }
 
+// The incline shape itself: a frictionless block released on a 30 degree incline accelerates
+// down it at g sin 30 deg (nothing makes it tip: no friction torque).
+TEST(Clay, SlidesDownAFrictionlessInclineAtGSinTheta) {
+  const auto lib = MaterialLibrary::load(SONOFLOW_MATERIALS_DIR);
+  ASSERT_TRUE(lib);
+  FluidConfig c;
+  c.max_particles = 1000;
+  c.particle_spacing = 0.01f;
+  c.domain_min = {-1.5f, -0.2f, -1.0f};
+  c.domain_max = {0.3f, 0.2f, 0.4f};
+  c.material = *lib->find("clay");
+  c.material.wall_friction = 0;
+  auto e = make_engine(c);
+  ASSERT_TRUE(e);
+  const float angle = 30.0f * std::numbers::pi_v<float> / 180.0f;
+  Scene s;
+  s.shapes.push_back(Shape::incline({0, 0, 0.1f}, angle));  // rises towards +x
+  s.blocks.push_back({{-0.03f, -0.03f, 0.12f}, {0.03f, 0.03f, 0.18f}});
+  ASSERT_FALSE(e->load_scene(s));
+  FluidStats st = run(*e, 20);  // lands and starts sliding
+  const Vec3f a = st.centroid;
+  st = run(*e, 20);
+  const Vec3f b = st.centroid;
+  st = run(*e, 20);
+  const Vec3f c3 = st.centroid;
+  ASSERT_EQ(st.particles, 216);
+  // Downhill distance along (-cos, 0, -sin); equal time steps: acceleration from second differences.
+  auto along = [&](const Vec3f& p) { return -(p.x * std::cos(angle) + p.z * std::sin(angle)); };
+  const float t = 20.0f / 90.0f;
+  const float accel = (along(c3) - 2 * along(b) + along(a)) / (t * t);
+  std::printf("downhill acceleration %.2f m/s^2 (g sin 30 = 4.91)\n", accel);
+  EXPECT_NEAR(accel, 9.81f * std::sin(angle), 0.5f);
+}
+
 }  // namespace
 }  // namespace sonoflow::fluid::test
