@@ -134,6 +134,16 @@ __kernel void conf_vel_begin(int n, __global const float4* x, __global const flo
   spin[i] = (float4)(w, 0.0f);
 }
 
+// Viscous coupling (no-slip hand): within one substep the hand drags the fluid at most half a
+// kernel radius; a faster ghost drags as if it moved that far (like a CFL limit: beyond it the
+// constraint would pull particles past their whole neighbourhood and wind elastic materials up
+// faster than they can recover).
+inline float3 coupled_ghost_step(float3 d, P_CONST P) {
+  const float lim = 0.5f * P->h, len = length(d);
+  return len > lim ? d * (lim / len) : d;
+}
+inline float3 coupled_ghost_velocity(float3 v, P_CONST P) { return coupled_ghost_step(v * P->dt, P) * P->inv_dt; }
+
 inline bool chebyshev_mixes(int i, __global const uint* ncount, float omega, P_CONST P) {
   return omega != 1.0f && (float)ncount[i] >= 0.4f * P->rest_neighbours;
 }
@@ -196,7 +206,7 @@ __kernel void conf_vel_setup(int n, __global const float4* x, __global const uin
     const uint gi = NBR(gnbr, i, k, n, P->max_ghost_neighbours);
     const float3 r = xi - xg[gi].xyz;
     const float3 g = gvol[gi] * kernel_grad(r, dot(r, r), P);
-    kc += voigt_sym(vg[gi].xyz + cross(wi, r), g);
+    kc += voigt_sym(coupled_ghost_velocity(vg[gi].xyz, P) + cross(wi, r), g);
     s += g;
   }
   const float dt2 = P->dt * P->dt;
@@ -452,7 +462,7 @@ __kernel void conf_pos_sums(int n, int plane, __global const float4* x,
   for (uint k = 0; k < gc; ++k) {
     const uint gi = NBR(gnbr, i, k, n, P->max_ghost_neighbours);
     const float3 p = xg[gi].xyz - xi;
-    const float3 p0 = xg0[gi].xyz - x0i;
+    const float3 p0 = xg[gi].xyz - coupled_ghost_step(xg[gi].xyz - xg0[gi].xyz, P) - x0i;
     const float3 g = gvol[gi] * kernel_grad(-p, dot(p, p), P);
     sxx += p.x * g.x;
     syy += p.y * g.y;
