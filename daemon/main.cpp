@@ -23,6 +23,7 @@
 #include "daemon/config/config_loader.hpp"
 #include "daemon/control/control_server.hpp"
 #include "daemon/devices/device_binding.hpp"
+#include "daemon/devices/force_binding.hpp"
 #include "daemon/pipeline/kernel_fluid.hpp"
 #include "daemon/pipeline/kernel_renderer.hpp"
 #include "daemon/pipeline/pipeline.hpp"
@@ -95,13 +96,16 @@ std::string default_config_path() {
   return {};
 }
 
-// fluid.materials_dir, else materials/ beside the config file, else the installed presets.
+// fluid.materials_dir, else materials/ beside the config file (or beside its folder, for the
+// configs in config/scenes/), else the installed presets.
 std::string materials_dir(const Config& config, const std::string& config_path) {
   if (!config.fluid.materials_dir.empty()) return config.fluid.materials_dir;
   if (!config_path.empty()) {
     const auto slash = config_path.rfind('/');
     const std::string dir = slash == std::string::npos ? "." : config_path.substr(0, slash);
-    if (access((dir + "/materials").c_str(), R_OK) == 0) return dir + "/materials";
+    for (const std::string& candidate : {dir + "/materials", dir + "/../materials"}) {
+      if (access(candidate.c_str(), R_OK) == 0) return candidate;
+    }
   }
   return SONOFLOW_DATADIR "/sonoflow/materials";
 }
@@ -210,12 +214,29 @@ int main(int argc, char** argv) {
     fluid = std::move(engine);
   } else {
     log_line(LogLevel::Warning, "fluid", "fluid.engine = \"standin\": a particle-free palm-drag model, not the fluid");
-    fluid = std::make_unique<PalmDragField>();
+    auto standin = std::make_unique<PalmDragField>();
+    if (config.force_feedback.enabled) {
+      standin->set_tool(static_cast<float>(config.force_feedback.tool_radius_m),
+                        static_cast<float>(config.force_feedback.tool_length_m));
+    }
+    fluid = std::move(standin);
+  }
+  // Force feedback: the device whose stylus moves the tool the fluid carries.
+  std::unique_ptr<drivers::ForceDevice> force_device;
+  if (config.force_feedback.enabled) {
+    const float surface = config.fluid.engine == "opencl" ? kPoolSurfaceZ : PalmDragField::kSurfaceZ;
+    force_device = make_force_device(config, clock, surface, error);
+    if (!force_device) {
+      log_line(LogLevel::Error, "force", "%s ('force_feedback.device')", error.c_str());
+      return kExitNoDevice;
+    }
+    log_line(LogLevel::Info, "force", "%s", describe_force_device(*force_device, config).c_str());
   }
   KernelRenderer renderer(config);
 
   Pipeline pipeline(config, clock,
-                    PipelineParts{devices->hand_source(), *fluid, renderer, devices->array_link()},
+                    PipelineParts{devices->hand_source(), *fluid, renderer, devices->array_link(),
+                                  force_device.get()},
                     &status->region());
   for (const auto& t : usb_threads) {
     pipeline.add_thread_report(t.name, config.threads.usb.priority, t.report);

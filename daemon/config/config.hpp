@@ -1,8 +1,11 @@
 #pragma once
 // The daemon's configuration: one plain struct, filled from TOML by the loader in
 // config_loader.hpp. The defaults here and in config/sonoflow.toml are the same values (a test
-// checks it); config_schema.cpp holds every key's type, range, unit and reload policy.
+// checks it); config_schema.cpp holds every key's type, range, unit and reload policy, except
+// [force_feedback], whose keys kernels/force_feedback reads and renders itself.
 #include <string>
+
+#include "kernels/force_feedback/force_feedback_config.hpp"
 
 namespace sonoflow::daemon {
 
@@ -25,6 +28,7 @@ struct Config {
     ThreadSettings haptic{80, -1};
     ThreadSettings stream{90, -1};
     ThreadSettings usb{85, -1};
+    ThreadSettings force{80, -1};     // the 1 kHz force-feedback servo (force_feedback.enabled)
     ThreadSettings recorder{0, -1};
   } threads;
 
@@ -72,6 +76,7 @@ struct Config {
     int field_stale_after_ms = 200;   // no fresh contact field for this long: fade
     int fade_ms = 20;                 // ramp to silence
     int device_watchdog_ms = 20;      // the array holds its last sample this long, then fades
+    int force_stale_after_ms = 100;   // no fresh fluid force on the tool for this long: ramp to 0
   } safety;
 
   struct Status {
@@ -96,6 +101,10 @@ struct Config {
   struct Scene {
     std::string file;                 // scene TOML to load at start; empty: none
   } scene;
+
+  // A hand-held tool in the fluid whose force a force-feedback device renders (issue 7): the
+  // device, the tool's shape, the servo's limits. Restart keys.
+  force_feedback::ForceFeedbackSettings force_feedback;
 };
 
 }  // namespace sonoflow::daemon

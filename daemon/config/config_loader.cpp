@@ -142,9 +142,39 @@ std::string assign(const KeyInfo& key, const toml::node& node) {
   return "unhandled key kind";
 }
 
+// [force_feedback] is not in the schema: kernels/force_feedback reads it (one place for its
+// keys and ranges). Each key goes to that reader alone, so every bad key is reported at its own
+// line and column like the schema's keys.
+constexpr std::string_view kForceFeedbackTable = "force_feedback";
+
+void read_force_feedback(const toml::node& node, std::string_view source,
+                         force_feedback::ForceFeedbackSettings& out, std::vector<ConfigError>& errors) {
+  const auto error = [&](const toml::node& at, std::string key, std::string message) {
+    const auto& where = at.source().begin;
+    errors.push_back(ConfigError{std::string(source), static_cast<int>(where.line),
+                                 static_cast<int>(where.column), std::move(key), std::move(message)});
+  };
+  const toml::table* table = node.as_table();
+  if (table == nullptr) {
+    error(node, std::string(kForceFeedbackTable), "'force_feedback' must be a table");
+    return;
+  }
+  for (auto&& [name, value] : *table) {
+    toml::table inner;
+    inner.insert(name, value);
+    toml::table one;
+    one.insert(kForceFeedbackTable, std::move(inner));
+    std::ostringstream text;
+    text << one;
+    std::string why = force_feedback::parse_force_feedback(text.str(), out);
+    if (!why.empty()) error(value, concat(kForceFeedbackTable, ".", name.str()), std::move(why));
+  }
+}
+
 void walk(const toml::table& table, const std::string& prefix, const std::vector<KeyInfo>& keys,
           std::string_view source, std::vector<ConfigError>& errors) {
   for (auto&& [name, node] : table) {
+    if (prefix.empty() && name.str() == kForceFeedbackTable) continue;  // read_force_feedback
     const std::string path = prefix.empty() ? std::string(name.str())
                                             : prefix + "." + std::string(name.str());
     const auto& where = node.source().begin;
@@ -170,6 +200,11 @@ void walk(const toml::table& table, const std::string& prefix, const std::vector
   }
 }
 
+// The longest ramp from the force cap to zero the config may ask for: stop() waits 500 ms for
+// the array's fade and the force's ramp together, and a stalled fluid should not keep the device
+// pushing for long.
+constexpr double kForceRampLimitMs = 250;
+
 // Rules that involve more than one key.
 void check_cross_keys(const Config& c, std::string_view source,
                       std::vector<ConfigError>& errors) {
@@ -189,6 +224,23 @@ void check_cross_keys(const Config& c, std::string_view source,
                                      " is not a multiple of 4 (O_DIRECT needs 4 KiB blocks)");
   if (c.status.path.empty()) error("status.path", "'status.path' must not be empty");
   if (c.control.socket.empty()) error("control.socket", "'control.socket' must not be empty");
+  if (c.force_feedback.servo.servo_rate_hz < c.fluid.rate_hz)
+    error("force_feedback.servo_rate_hz",
+          concat("'force_feedback.servo_rate_hz' = ", number_text(c.force_feedback.servo.servo_rate_hz),
+                 " Hz is below 'fluid.rate_hz' (", number_text(c.fluid.rate_hz),
+                 " Hz): the servo upsamples the fluid's force"));
+  if (c.force_feedback.enabled && c.safety.force_stale_after_ms * 1e-3 * c.fluid.rate_hz < 2)
+    error("safety.force_stale_after_ms",
+          concat("'safety.force_stale_after_ms' = ", std::to_string(c.safety.force_stale_after_ms),
+                 " ms is shorter than two fluid frames at 'fluid.rate_hz' = ", number_text(c.fluid.rate_hz),
+                 " Hz: the tool force would count as stale between frames"));
+  const auto& servo = c.force_feedback.servo;
+  const double ramp_ms = servo.max_force_n / servo.max_step_n / servo.servo_rate_hz * 1e3;
+  if (c.force_feedback.enabled && ramp_ms > kForceRampLimitMs)
+    error("force_feedback.max_step_n",
+          concat("'force_feedback.max_force_n' / 'force_feedback.max_step_n' at 'force_feedback.servo_rate_hz' = ",
+                 number_text(ramp_ms), " ms of ramp from the cap to zero, over ",
+                 number_text(kForceRampLimitMs), " ms (a stop must release the device promptly)"));
   if (c.fluid.material.empty() ||
       c.fluid.material.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_-") !=
           std::string::npos)
@@ -199,6 +251,8 @@ void check_cross_keys(const Config& c, std::string_view source,
 ConfigResult load_table(const toml::table& table, std::string_view source, const Config& base) {
   ConfigResult result{base, {}};
   auto keys = config_keys(result.config);
+  if (const toml::node* ff = table.get(kForceFeedbackTable))
+    read_force_feedback(*ff, source, result.config.force_feedback, result.errors);
   walk(table, "", keys, source, result.errors);
   check_cross_keys(result.config, source, result.errors);
   return result;
@@ -265,6 +319,15 @@ ConfigResult load_config_string(std::string_view text, std::string_view source,
 std::string set_config_key(Config& config, std::string_view key, std::string_view value,
                            bool allow_restart_keys) {
   Config candidate = config;
+  if (key.substr(0, kForceFeedbackTable.size() + 1) == concat(kForceFeedbackTable, ".")) {
+    if (!allow_restart_keys) return concat("'", key, "' cannot change while running (restart needed)");
+    std::string why = force_feedback::parse_force_feedback(
+        concat("[", kForceFeedbackTable, "]\n", key.substr(kForceFeedbackTable.size() + 1), " = ", value),
+        candidate.force_feedback);
+    if (!why.empty()) return why;
+    config = candidate;
+    return {};
+  }
   auto keys = config_keys(candidate);
   const KeyInfo* info = find_key(keys, key);
   if (info == nullptr) return concat("unknown key '", key, "'", did_you_mean(key, keys));
@@ -297,6 +360,12 @@ std::vector<std::string> restart_keys_changed(const Config& running, const Confi
     if (ka[i].reload == Reload::Restart && format_value(ka[i]) != format_value(kb[i]))
       changed.emplace_back(ka[i].key);
   }
+  // [force_feedback]: every key needs a restart; its rendering has one line per key.
+  std::istringstream ra(force_feedback::render_force_feedback(running.force_feedback));
+  std::istringstream rb(force_feedback::render_force_feedback(loaded.force_feedback));
+  for (std::string la, lb; std::getline(ra, la) && std::getline(rb, lb);) {
+    if (la != lb) changed.push_back(concat(kForceFeedbackTable, ".", la.substr(0, la.find(' '))));
+  }
   return changed;
 }
 
@@ -325,6 +394,7 @@ std::string render_config(const Config& config) {
     if (!key.unit.empty()) out << " [" << key.unit << "]";
     out << (key.reload == Reload::Live ? " (live)" : "") << "\n";
   }
+  out << "\n" << force_feedback::render_force_feedback(config.force_feedback);
   return out.str();
 }
 

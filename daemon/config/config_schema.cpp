@@ -48,6 +48,7 @@ std::vector<KeyInfo> config_keys(Config& c) {
   add_thread(k, "threads.haptic.priority", "threads.haptic.cpu", c.threads.haptic);
   add_thread(k, "threads.stream.priority", "threads.stream.cpu", c.threads.stream);
   add_thread(k, "threads.usb.priority", "threads.usb.cpu", c.threads.usb);
+  add_thread(k, "threads.force.priority", "threads.force.cpu", c.threads.force);
   add_thread(k, "threads.recorder.priority", "threads.recorder.cpu", c.threads.recorder);
 
   k.push_back(boolean("devices.emulate", &c.devices.emulate, restart,
@@ -112,6 +113,8 @@ std::vector<KeyInfo> config_keys(Config& c) {
                       "length of the ramp to silence"));
   k.push_back(integer("safety.device_watchdog_ms", &c.safety.device_watchdog_ms, 1, 1000, "ms",
                       restart, "the array holds its last sample this long when starved, then fades"));
+  k.push_back(integer("safety.force_stale_after_ms", &c.safety.force_stale_after_ms, 20, 1000, "ms",
+                      restart, "no fresh fluid force on the tool for this long ramps the device to zero"));
 
   k.push_back(text("status.path", &c.status.path, restart,
                    "shared-memory status file read by sonoflow-top (mode 0640)"));

@@ -13,7 +13,11 @@ void FluidStage::tick(const rt::LoopTick&) noexcept {
                         settings_.tau_s, settings_.alpha);
   }
   while (links_.hands_to_fluid.ring.try_pop(newest_)) have_hand_ = true;
-  if (!have_hand_) return;
+  if (links_.tool_pose_to_fluid.fetch()) {
+    model_.set_tool_pose(links_.tool_pose_to_fluid.read_slot());
+    have_tool_ = true;
+  }
+  if (!have_hand_ && !have_tool_) return;  // a tool alone stirs the fluid too
 
   const std::int64_t start = clock_.now_ns();
   ContactField& field = links_.field_to_haptic.write_slot();
@@ -30,6 +34,12 @@ void FluidStage::tick(const rt::LoopTick&) noexcept {
   field.sequence = ++published_;
   if (links_.recording.load(std::memory_order_relaxed)) links_.trace_fields.push(field);
   links_.field_to_haptic.publish();
+  ToolForceSample& force = links_.tool_force_to_servo.write_slot();
+  if (model_.tool_force(force)) {
+    force.frame = frames_;
+    force.time_ns = clock_.now_ns();
+    links_.tool_force_to_servo.publish();
+  }
 }
 
 void FluidStage::publish(status::StatusRegion& region, std::int64_t) noexcept {

@@ -1,6 +1,8 @@
 #pragma once
 // Fluid stage (90 Hz): steps the fluid with the newest hand frame and publishes the contact
-// field to the haptic thread. Applies live material changes between frames. The stage numbers
+// field to the haptic thread. Applies live material changes between frames. With force
+// feedback it poses the tool from the newest stylus pose before each frame and hands the
+// fluid's force on the tool to the force stage after it. The stage numbers
 // the fields it publishes (ContactField::sequence, from 1), so the haptic stage's provenance
 // records and the trace name each field unambiguously.
 #include "daemon/pipeline/interfaces.hpp"
@@ -30,7 +32,7 @@ class FluidStage final : public Stage {
   rt::Clock& clock_;
   std::int64_t period_ns_;
   HandFrame newest_{};
-  bool have_hand_ = false;
+  bool have_hand_ = false, have_tool_ = false;
   FluidSettings settings_{};
   std::uint64_t frames_ = 0, errors_ = 0, published_ = 0;
   std::uint32_t particles_ = 0, samples_ = 0;

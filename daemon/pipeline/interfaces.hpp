@@ -25,6 +25,22 @@ class HandSource {
   virtual double nominal_rate_hz() const noexcept = 0;
 };
 
+// Force feedback (issue 7): the tool's pose as the force stage read it from the stylus, and the
+// fluid's force on the tool over one frame. Plain values for the mailboxes between the two.
+struct ToolPoseSample {
+  std::int64_t time_ns = 0;   // when the stylus was read (pipeline clock)
+  Vec3f position;             // m, array frame: the tool's origin (its centroid)
+  Quatf orientation;          // tool frame -> array frame
+};
+
+struct ToolForceSample {
+  std::uint64_t frame = 0;    // the fluid frame that produced it (the fluid stage's count)
+  std::int64_t time_ns = 0;   // when that frame ended (pipeline clock)
+  Vec3f force;                // N, the fluid's force on the tool, array frame
+  Vec3f torque;               // N m about the tool's origin
+  std::int32_t touching = 0;  // tool particles that touched the fluid in the frame
+};
+
 struct FluidStepInfo {
   std::uint32_t particles = 0;
   bool ok = true;  // false: the engine failed this frame (the field is not published)
@@ -39,6 +55,14 @@ class FluidModel {
   virtual void step(const HandFrame& newest, double frame_dt_s, ContactField& out,
                     FluidStepInfo& info) noexcept = 0;
   virtual void set_material(std::string_view name, double tau_s, double alpha) noexcept = 0;
+  // Force feedback: the tool's pose at the end of the next frame (the frame sweeps it from the
+  // previous one), and the fluid's force on it over the last frame (false: the model has no
+  // tool). The defaults are a model without a tool.
+  virtual void set_tool_pose(const ToolPoseSample& pose) noexcept { (void)pose; }
+  virtual bool tool_force(ToolForceSample& out) noexcept {
+    (void)out;
+    return false;
+  }
 };
 
 // Haptic side, called by the 1 kHz haptic thread. Real-time safe.

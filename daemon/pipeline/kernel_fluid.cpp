@@ -2,6 +2,8 @@
 
 #include <dirent.h>
 
+#include <cmath>
+
 #include "kernels/fluid/material.hpp"
 
 namespace sonoflow::daemon {
@@ -65,6 +67,13 @@ std::unique_ptr<KernelFluid> KernelFluid::create(const Config& config, const std
   }
   fc.material.tau = static_cast<float>(config.fluid.tau_s);
   fc.material.alpha = static_cast<float>(config.fluid.alpha);
+  const auto& ff = config.force_feedback;
+  if (ff.enabled) {
+    fc.tool.kind = ff.ladle ? fluid::ToolKind::Ladle : fluid::ToolKind::Rod;
+    fc.tool.radius = static_cast<float>(ff.tool_radius_m);
+    fc.tool.length = static_cast<float>(ff.tool_length_m);
+    fc.tool.bowl_radius = static_cast<float>(ff.bowl_radius_m);
+  }
   auto engine = fluid::FluidEngine::create(fc);
   if (!engine) {
     error = "fluid engine: " + engine.error().message;
@@ -76,6 +85,7 @@ std::unique_ptr<KernelFluid> KernelFluid::create(const Config& config, const std
     return nullptr;
   }
   f->material_ = config.fluid.material;
+  f->has_tool_ = ff.enabled;
   return f;
 }
 
@@ -97,11 +107,29 @@ void KernelFluid::step(const HandFrame& newest, double frame_dt_s, ContactField&
   info.ok = stats_.device_errors == 0 && stats_.non_finite == 0;
 }
 
+void KernelFluid::set_tool_pose(const ToolPoseSample& pose) noexcept {
+  if (has_tool_) engine_->set_tool_pose({pose.position, pose.orientation});
+}
+
+bool KernelFluid::tool_force(ToolForceSample& out) noexcept {
+  if (!has_tool_) return false;
+  const fluid::ToolForce f = engine_->tool_force();
+  out.force = f.force;
+  out.torque = f.torque;
+  out.touching = f.touching;
+  return true;
+}
+
 std::string KernelFluid::describe() const {
   std::string s = "fluid engine on " + engine_->device_name() + ": " +
                   std::to_string(engine_->particle_count()) + " particles of " +
                   std::string(engine_->material().name) + " (" +
                   std::string(fluid::to_string(engine_->material().model)) + ")";
+  const fluid::ToolSpec& tool = engine_->config().tool;
+  if (tool.kind != fluid::ToolKind::None) {
+    s += tool.kind == fluid::ToolKind::Rod ? ", a rod" : ", a ladle";
+    s += " of " + std::to_string(static_cast<int>(std::lround(tool.length * 1000))) + " mm for force feedback";
+  }
   if (!notes_.empty()) s += "; " + notes_.substr(0, notes_.size() - 2);
   return s;
 }

@@ -32,6 +32,9 @@ class KernelFluid final : public FluidModel {
   void step(const HandFrame& newest, double frame_dt_s, ContactField& out,
             FluidStepInfo& info) noexcept override;
   void set_material(std::string_view name, double tau_s, double alpha) noexcept override;
+  // With force_feedback.enabled the engine carries the tool (a rod or ladle as ghost particles).
+  void set_tool_pose(const ToolPoseSample& pose) noexcept override;
+  bool tool_force(ToolForceSample& out) noexcept override;
 
   std::string describe() const;
   const fluid::FluidStats& last_stats() const noexcept { return stats_; }
@@ -43,6 +46,7 @@ class KernelFluid final : public FluidModel {
   std::string material_;
   HandFrame previous_{};
   bool have_previous_ = false;
+  bool has_tool_ = false;
   fluid::FluidStats stats_{};
   std::string notes_;
 };

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstdint>
 
+#include "daemon/pipeline/interfaces.hpp"
 #include "daemon/pipeline/trace_items.hpp"
 #include "kernels/types/contact_field.hpp"
 #include "kernels/types/focal_plan.hpp"
@@ -50,6 +51,10 @@ struct Links {
   rt::Mailbox<ContactField> field_to_haptic;
   // haptic -> stream: 1 ms blocks, in order.
   CountedRing<FocalBlock, 64> blocks_to_stream;
+  // force -> fluid: the newest stylus pose, the tool's pose for the next frame (force feedback).
+  rt::Mailbox<ToolPoseSample> tool_pose_to_fluid;
+  // fluid -> force: the fluid's force on the tool, once per frame.
+  rt::Mailbox<ToolForceSample> tool_force_to_servo;
   // supervisor -> stages: live settings.
   rt::Mailbox<HapticSettings> haptic_settings;
   rt::Mailbox<FluidSettings> fluid_settings;
@@ -60,6 +65,7 @@ struct Links {
   CountedRing<HapticTickRecord, 1024> trace_ticks;  // haptic
   CountedRing<HapticSettingsRecord, 16> trace_settings;  // haptic
   CountedRing<EmittedBlock, 256> trace_blocks;      // stream
+  CountedRing<ForceTickRecord, 1024> trace_force;   // force
   std::atomic<bool> recording{false};
 };
 

@@ -56,6 +56,12 @@ FluidSettings fluid_settings_from(const Config& c) {
   return s;
 }
 
+force_feedback::ForceServoConfig force_servo_from(const Config& c) {
+  force_feedback::ForceServoConfig servo = c.force_feedback.servo;
+  servo.frame_rate_hz = c.fluid.rate_hz;  // the FIR upsamples the fluid's frames
+  return servo;
+}
+
 Pipeline::Pipeline(const Config& config, rt::Clock& clock, PipelineParts parts,
                    status::StatusRegion* status)
     : config_(config), clock_(clock), parts_(parts), status_(status),
@@ -69,11 +75,20 @@ Pipeline::Pipeline(const Config& config, rt::Clock& clock, PipelineParts parts,
   stream.intensity_cap = static_cast<std::uint8_t>(std::lround(config.safety.max_intensity * 255.0));
   stream.watchdog_ms = static_cast<std::uint16_t>(config.safety.device_watchdog_ms);
   stream_ = std::make_unique<StreamStage>(parts.array, *links_, stream);
+  if (parts.force != nullptr) {
+    ForceTiming timing;
+    timing.period_ns = period_of(config.force_feedback.servo.servo_rate_hz);
+    timing.force_stale_after_ns = static_cast<std::int64_t>(config.safety.force_stale_after_ms) * 1'000'000;
+    force_ = std::make_unique<ForceStage>(*parts.force, *links_, force_servo_from(config), timing);
+    stage_count_ = 5;
+  }
 
-  const std::array<Stage*, kStages> stages{tracker_.get(), fluid_.get(), haptic_.get(), stream_.get()};
-  const std::array<ThreadSettings, kStages> sched{config.threads.tracker, config.threads.fluid,
-                                                  config.threads.haptic, config.threads.stream};
-  for (int i = 0; i < kStages; ++i) {
+  const std::array<Stage*, kMaxStages> stages{tracker_.get(), fluid_.get(), haptic_.get(), stream_.get(),
+                                              force_.get()};
+  const std::array<ThreadSettings, kMaxStages> sched{config.threads.tracker, config.threads.fluid,
+                                                     config.threads.haptic, config.threads.stream,
+                                                     config.threads.force};
+  for (int i = 0; i < stage_count_; ++i) {
     slots_[i].stage = stages[i];
     slots_[i].sched = sched[i];
     rt::PeriodicLoopConfig loop_config;
@@ -92,6 +107,7 @@ Pipeline::~Pipeline() {
     if (slot.thread.joinable()) slot.thread.join();
   }
   parts_.array.disarm();
+  if (parts_.force != nullptr) parts_.force->release();
 }
 
 void Pipeline::publish_loop(Slot& slot, std::int64_t now) noexcept {
@@ -142,8 +158,7 @@ void Pipeline::start_threads() {
   threaded_ = true;
   started_ = true;
   start_ns_ = clock_.now_ns();
-  for (int i = 0; i < kStages; ++i) {
-    Slot& slot = slots_[i];
+  for (Slot& slot : stage_slots()) {
     slot.active = true;
     slot.last_wake_ns = start_ns_;
     const std::int64_t first = start_ns_ + slot.stage->period_ns() + slot.stage->phase_ns();
@@ -165,7 +180,7 @@ void Pipeline::run_virtual_until(rt::VirtualClock& clock, std::int64_t until_ns)
     started_ = true;
     virtual_clock_ = &clock;
     start_ns_ = clock.now_ns();
-    for (auto& slot : slots_) {
+    for (auto& slot : stage_slots()) {
       slot.active = true;
       slot.last_wake_ns = start_ns_;
       slot.loop->start(start_ns_ + slot.stage->period_ns() + slot.stage->phase_ns());
@@ -173,7 +188,7 @@ void Pipeline::run_virtual_until(rt::VirtualClock& clock, std::int64_t until_ns)
   }
   for (;;) {
     Slot* next = nullptr;
-    for (auto& slot : slots_) {
+    for (auto& slot : stage_slots()) {
       if (!slot.active.load(std::memory_order_relaxed)) continue;
       if (next == nullptr || slot.loop->next_deadline_ns() < next->loop->next_deadline_ns()) next = &slot;
     }
@@ -207,19 +222,24 @@ void Pipeline::stop_slot(Slot& slot) {
 
 bool Pipeline::stop(std::int64_t timeout_ns) {
   if (!started_ || stopped_) return true;
-  // 1. Fade the output to silence (the haptic thread ramps its gain down over fade_ms).
+  // 1. Fade the output to silence (the haptic thread ramps its gain down over fade_ms) and the
+  //    force to zero (the force thread ramps it within its step limit and releases the device).
   haptic_->request_stop();
-  const bool faded = wait_for([this] { return haptic_->faded_out(); }, timeout_ns);
-  // 2. Stop producers in order: tracker, fluid, haptic.
+  if (force_) force_->request_stop();
+  const bool faded = wait_for(
+      [this] { return haptic_->faded_out() && (!force_ || force_->released_for_stop()); }, timeout_ns);
+  // 2. Stop producers in order: tracker, fluid, haptic, force.
   stop_slot(slots_[0]);
   stop_slot(slots_[1]);
   stop_slot(slots_[2]);
+  if (force_) stop_slot(slots_[4]);
   // 3. Let the stream play out the queued (silent) tail.
   stream_->request_stop();
   wait_for([this] { return stream_->stopped(); }, 100'000'000);
   stop_slot(slots_[3]);
-  // 4. Whatever happened above, the array ends disarmed and silent.
+  // 4. Whatever happened above, the array ends disarmed and silent, the force device released.
   parts_.array.disarm();
+  if (parts_.force != nullptr) parts_.force->release();
   stopped_ = true;
   return faded;
 }
@@ -232,7 +252,7 @@ void Pipeline::apply_live_settings(const Config& config) {
 
 bool Pipeline::housekeeping(std::int64_t now_ns) {
   bool fresh = true;
-  for (auto& slot : slots_) {
+  for (auto& slot : stage_slots()) {
     if (!slot.active.load(std::memory_order_acquire)) continue;
     // Liveness, not deadlines: a slow fluid frame is an overrun, a thread that stopped is not.
     const std::int64_t allowed = std::max<std::int64_t>(10 * slot.stage->period_ns(), kStaleHeartbeatNs);
@@ -255,14 +275,14 @@ void Pipeline::add_thread_report(std::string name, int requested_priority, rt::R
 }
 
 bool Pipeline::scheduling_known() const noexcept {
-  for (const auto& slot : slots_) {
+  for (const auto& slot : stage_slots()) {
     if (!slot.rt_known.load(std::memory_order_acquire)) return false;
   }
   return true;
 }
 
 bool Pipeline::degraded() const {
-  for (const auto& slot : slots_) {
+  for (const auto& slot : stage_slots()) {
     if (slot.rt_known.load(std::memory_order_acquire) && slot.sched.priority > 0 && !slot.rt.realtime)
       return true;
   }
@@ -274,7 +294,7 @@ bool Pipeline::degraded() const {
 
 std::string Pipeline::rt_report(bool refusing) const {
   std::string loops, why;
-  for (const auto& slot : slots_) {
+  for (const auto& slot : stage_slots()) {
     if (!slot.rt_known.load(std::memory_order_acquire) || slot.sched.priority == 0 || slot.rt.realtime)
       continue;
     loops += (loops.empty() ? "" : ", ") + std::string(status::kStageNames[static_cast<int>(slot.stage->id())]);
@@ -318,7 +338,14 @@ std::string Pipeline::status_line() const {
                 array.connected ? "streaming" : "LOST",
                 static_cast<unsigned long long>(array.underruns),
                 static_cast<unsigned long long>(array.usb_errors));
-  return buf;
+  std::string line = buf;
+  status::ForceFeedbackStatus force;
+  if (force_ && status_->force_feedback.lock.load(force)) {
+    line += force.output == status::ForceOutput::Rendering ? "; force rendering"
+            : force.output == status::ForceOutput::Ramping ? "; force ramping to zero"
+                                                           : "; force released";
+  }
+  return line;
 }
 
 std::string Pipeline::summary_json(std::int64_t now_ns) const {
@@ -328,7 +355,7 @@ std::string Pipeline::summary_json(std::int64_t now_ns) const {
   j.field("duration_ns", now_ns - start_ns_);
   j.field("degraded", degraded());
   j.key("loops").open('[');
-  for (const auto& slot : slots_) {
+  for (const auto& slot : stage_slots()) {
     const rt::LoopStats s = slot.loop->stats();
     j.open('{');
     j.field("name", std::string_view(status::kStageNames[static_cast<int>(slot.stage->id())]));
@@ -358,11 +385,22 @@ std::string Pipeline::summary_json(std::int64_t now_ns) const {
   j.field("refused_blocks", stream_->refused_blocks()).field("usb_errors", stream_->usb_errors());
   j.field("reconnects", stream_->reconnects());
   j.close('}');
+  j.key("force_feedback").open('{').field("enabled", force_ != nullptr);
+  if (force_) {
+    j.field("ticks", force_->ticks()).field("fluid_forces", force_->fluid_forces());
+    j.field("max_force_n", force_->max_force_n()).field("max_step_n", force_->max_step_n());
+    j.field("peak_force_n", force_->peak_force_n()).field("largest_step_n", force_->largest_step_n());
+    j.field("releases", force_->releases()).field("stale_releases", force_->stale_releases());
+    j.field("stylus_losses", force_->stylus_losses());
+    j.field("released_at_stop", force_->released_for_stop());
+  }
+  j.close('}');
   j.key("drops").open('{');
   j.field("tracker_to_fluid", links_->hands_to_fluid.drops.load());
   j.field("haptic_to_stream", links_->blocks_to_stream.drops.load());
   j.field("trace_hands", links_->trace_hands.drops.load());
   j.field("trace_blocks", links_->trace_blocks.drops.load());
+  j.field("trace_force", links_->trace_force.drops.load());
   j.close('}');
   const auto lat = rt::LatencySummary::of(stream_->latency());
   j.key("latency_ns").open('{');

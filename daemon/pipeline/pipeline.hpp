@@ -1,23 +1,27 @@
 #pragma once
 // The pipeline: the four stages (tracker, fluid, haptic, stream), their links, and how they run.
 //
+// With force feedback (a ForceDevice in the parts) a fifth stage runs the device's servo loop.
 // Two ways to run the same stages:
 //   - start_threads(): one thread per stage on the real clock, each a PeriodicLoop with the
 //     config's RT priority and CPU (falling back to normal scheduling, reported once);
 //   - run_virtual_until(): on a VirtualClock, every stage in deadline order on the caller's
 //     thread, so a test drives minutes of pipeline deterministically in seconds.
-// stop() fades the output to silence, stops the stages in order (tracker, fluid, haptic, then
-// the stream once the silent tail has played) and disarms the array: never left emitting.
+// stop() fades the output to silence and the force to zero, stops the stages in order (tracker,
+// fluid, haptic, force, then the stream once the silent tail has played), disarms the array and
+// leaves the force device released: never left emitting, never left pushing.
 #include <array>
 #include <atomic>
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "daemon/config/config.hpp"
 #include "daemon/pipeline/fluid_stage.hpp"
+#include "daemon/pipeline/force_stage.hpp"
 #include "daemon/pipeline/haptic_stage.hpp"
 #include "daemon/pipeline/interfaces.hpp"
 #include "daemon/pipeline/links.hpp"
@@ -34,15 +38,18 @@ struct PipelineParts {
   FluidModel& fluid;
   HapticRenderer& renderer;
   ArrayLink& array;
+  drivers::ForceDevice* force = nullptr;  // force feedback's device; null: no force stage
 };
 
 HapticSettings haptic_settings_from(const Config& config);
 HapticTiming haptic_timing_from(const Config& config);
 FluidSettings fluid_settings_from(const Config& config);
+force_feedback::ForceServoConfig force_servo_from(const Config& config);
 
 class Pipeline {
  public:
-  static constexpr int kStages = 4;  // tracker, fluid, haptic, stream
+  // tracker, fluid, haptic, stream, and force when the parts have a force device.
+  static constexpr int kMaxStages = 5;
   // A stage that has not ticked for this long (or 10 periods, if longer) is stale.
   static constexpr std::int64_t kStaleHeartbeatNs = 1'000'000'000;
 
@@ -88,6 +95,7 @@ class Pipeline {
   FluidStage& fluid() noexcept { return *fluid_; }
   HapticStage& haptic() noexcept { return *haptic_; }
   StreamStage& stream() noexcept { return *stream_; }
+  ForceStage* force() noexcept { return force_.get(); }  // null without force feedback
   const rt::PeriodicLoop& loop(int stage) const noexcept { return *slots_[stage].loop; }
 
  private:
@@ -116,6 +124,10 @@ class Pipeline {
   void run_tick(Slot& slot, const rt::LoopTick& tick) noexcept;
   void publish_loop(Slot& slot, std::int64_t now_ns) noexcept;
   void stop_slot(Slot& slot);
+  std::span<Slot> stage_slots() noexcept { return {slots_.data(), static_cast<std::size_t>(stage_count_)}; }
+  std::span<const Slot> stage_slots() const noexcept {
+    return {slots_.data(), static_cast<std::size_t>(stage_count_)};
+  }
   // Advances until `done` or `timeout_ns` passes (virtual or real, as the pipeline runs).
   template <typename Done>
   bool wait_for(Done done, std::int64_t timeout_ns);
@@ -129,7 +141,9 @@ class Pipeline {
   std::unique_ptr<FluidStage> fluid_;
   std::unique_ptr<HapticStage> haptic_;
   std::unique_ptr<StreamStage> stream_;
-  std::array<Slot, kStages> slots_;
+  std::unique_ptr<ForceStage> force_;
+  std::array<Slot, kMaxStages> slots_;
+  int stage_count_ = 4;
   std::vector<OtherThread> other_threads_;
   std::int64_t publish_period_ns_;
   std::int64_t start_ns_ = 0;

@@ -12,6 +12,7 @@
 #include <type_traits>
 
 #include "kernels/types/focal_plan.hpp"
+#include "kernels/types/geometry.hpp"
 
 namespace sonoflow::daemon {
 
@@ -94,5 +95,23 @@ struct EmittedBlock {
   FocalBlock block;
 };
 static_assert(std::is_trivially_copyable_v<EmittedBlock>);
+
+// One force-servo tick (force feedback): the stylus pose it read, the fluid force it held and
+// the force it commanded. `tick` numbers the force stage's ticks from 1.
+struct ForceTickRecord {
+  std::uint64_t tick = 0;
+  std::int64_t deadline_ns = 0;      // the loop's grid instant
+  std::int64_t wake_ns = 0;          // when the loop woke (the force's freshness is judged from it)
+  std::uint64_t force_frame = 0;     // fluid frame whose force arrived this tick; 0 = none new
+  Vec3f stylus_position;             // m, array frame (the last valid pose)
+  Quatf stylus_orientation;
+  Vec3f fluid_force;                 // N, the newest fluid force on the tool
+  Vec3f commanded;                   // N, the servo's output this tick
+  std::uint8_t stylus_ok = 0;        // 1: the pose was read this tick
+  std::uint8_t output = 0;           // 0 released, 1 rendering, 2 ramping to zero
+  std::uint8_t stopping = 0;         // 1: stop requested
+  std::uint8_t reserved = 0;
+};
+static_assert(sizeof(ForceTickRecord) == 88 && std::is_trivially_copyable_v<ForceTickRecord>);
 
 }  // namespace sonoflow::daemon

@@ -30,7 +30,7 @@ std::string Recorder::path() const {
 namespace {
 std::uint64_t total_drops(const Links& l) {
   return l.trace_hands.drops.load() + l.trace_fields.drops.load() + l.trace_ticks.drops.load() +
-         l.trace_settings.drops.load() + l.trace_blocks.drops.load();
+         l.trace_settings.drops.load() + l.trace_blocks.drops.load() + l.trace_force.drops.load();
 }
 }  // namespace
 
@@ -74,6 +74,8 @@ std::string Recorder::start() {
   while (links_.trace_ticks.ring.try_pop(t)) {}
   HapticSettingsRecord s;
   while (links_.trace_settings.ring.try_pop(s)) {}
+  ForceTickRecord force;
+  while (links_.trace_force.ring.try_pop(force)) {}
   links_.recording.store(true, std::memory_order_release);
   const std::string how = std::string(writer_->io() == status::RecorderIo::IoUring ? "io_uring" : "pwrite") +
                           (writer_->direct_io() ? ", O_DIRECT" : ", buffered");
@@ -101,8 +103,8 @@ std::string Recorder::stop() {
 void Recorder::drain_once() {
   std::lock_guard lock(mutex_);
   if (!writer_) return;
-  // Order inside one drain: hands, fields, settings, ticks, blocks (each ring is in time order;
-  // the replay indexes the records, so their interleaving does not matter).
+  // Order inside one drain: hands, fields, settings, ticks, blocks, force ticks (each ring is in
+  // time order; the replay indexes the records, so their interleaving does not matter).
   HandFrame h;
   while (links_.trace_hands.ring.try_pop(h))
     writer_->append(trace::RecordType::HandFrame, h.capture_time_ns, &h, sizeof h);
@@ -127,6 +129,9 @@ void Recorder::drain_once() {
   EmittedBlock b;
   while (links_.trace_blocks.ring.try_pop(b))
     writer_->append(trace::RecordType::Block, b.block.start_time_ns, &b, sizeof b);
+  ForceTickRecord force;
+  while (links_.trace_force.ring.try_pop(force))
+    writer_->append(trace::RecordType::ForceTick, force.deadline_ns, &force, sizeof force);
   gaps_ = total_drops(links_) - drops_at_start_;
   const std::int64_t now = clock_.now_ns();
   if (status_ != nullptr && now >= next_status_record_ns_) {

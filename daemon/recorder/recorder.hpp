@@ -1,6 +1,6 @@
 #pragma once
 // The recorder: a non-real-time thread that drains the telemetry rings (hand frames, contact
-// fields, emitted blocks) into a trace file while a recording runs, with a status snapshot
+// fields, emitted blocks, force-servo ticks) into a trace file while a recording runs, with a status snapshot
 // (JSON) once a second. The stages push to those
 // rings only while Links::recording is set, and a full ring is a counted gap, never a wait.
 // start()/stop() come from the supervisor (control socket, record_at_start).

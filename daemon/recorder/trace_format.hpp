@@ -23,7 +23,8 @@ namespace sonoflow::daemon::trace {
 inline constexpr std::uint64_t kMagic = 0x3145434152544653ull;  // "SFTRACE1"
 // 2: ContactField header carries the hand ids. 3: haptic tick provenance and settings records,
 // every block with its fate (sent, refused, discarded); replay re-runs the haptic stage.
-inline constexpr std::uint32_t kVersion = 3;
+// 4: force-feedback servo ticks (stylus pose, fluid force on the tool, commanded force).
+inline constexpr std::uint32_t kVersion = 4;
 
 struct TraceHeader {
   std::uint64_t magic = kMagic;
@@ -37,7 +38,8 @@ struct TraceHeader {
   std::uint32_t emitted_block_size = sizeof(EmittedBlock);
   std::uint32_t haptic_tick_size = sizeof(HapticTickRecord);
   std::uint32_t haptic_settings_size = sizeof(HapticSettingsRecord);
-  std::uint64_t reserved = 0;
+  std::uint32_t force_tick_size = sizeof(ForceTickRecord);
+  std::uint32_t reserved = 0;
 };
 static_assert(sizeof(TraceHeader) == 64);
 
@@ -50,8 +52,9 @@ enum class RecordType : std::uint32_t {
   Status = 5,        // the status export as JSON (schema sonoflow.status), once a second
   HapticTick = 6,    // HapticTickRecord: the inputs one haptic tick used
   HapticSettings = 7,  // HapticSettingsRecord: live settings, once per generation
+  ForceTick = 8,     // ForceTickRecord: one force-servo tick (force feedback only)
 };
-inline constexpr std::uint32_t kLastRecordType = 7;
+inline constexpr std::uint32_t kLastRecordType = 8;
 
 struct RecordHeader {
   RecordType type = RecordType::Padding;

@@ -15,6 +15,7 @@ std::uint32_t fixed_size(RecordType type) {
     case RecordType::Block: return sizeof(EmittedBlock);
     case RecordType::HapticTick: return sizeof(HapticTickRecord);
     case RecordType::HapticSettings: return sizeof(HapticSettingsRecord);
+    case RecordType::ForceTick: return sizeof(ForceTickRecord);
     default: return 0;
   }
 }
@@ -36,7 +37,8 @@ std::unique_ptr<TraceReader> TraceReader::open(const std::string& path, std::str
   } else if (h.header_size != sizeof(TraceHeader) || h.hand_frame_size != sizeof(HandFrame) ||
              h.contact_sample_size != sizeof(ContactSample) || h.focal_block_size != sizeof(FocalBlock) ||
              h.emitted_block_size != sizeof(EmittedBlock) || h.haptic_tick_size != sizeof(HapticTickRecord) ||
-             h.haptic_settings_size != sizeof(HapticSettingsRecord)) {
+             h.haptic_settings_size != sizeof(HapticSettingsRecord) ||
+             h.force_tick_size != sizeof(ForceTickRecord)) {
     error = path + ": recorded with different data types (another sonoflow build)";
   } else {
     return std::unique_ptr<TraceReader>(new TraceReader(f, h));
@@ -133,6 +135,12 @@ bool TraceReader::decode(const Record& r, HapticSettingsRecord& out) {
     return false;
   std::memcpy(&out, r.payload.data(), sizeof out);
   return out.mode <= static_cast<std::uint8_t>(HapticMode::STM);
+}
+
+bool TraceReader::decode(const Record& r, ForceTickRecord& out) {
+  if (r.header.type != RecordType::ForceTick || r.payload.size() != sizeof(ForceTickRecord)) return false;
+  std::memcpy(&out, r.payload.data(), sizeof out);
+  return out.output <= 2;
 }
 
 }  // namespace sonoflow::daemon::trace

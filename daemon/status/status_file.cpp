@@ -84,6 +84,7 @@ std::unique_ptr<StatusWriter> StatusWriter::create(const std::string& path, std:
       entry(SectionId::Rings, region, region->rings),
       entry(SectionId::Latency, region, region->latency),
       entry(SectionId::Recorder, region, region->recorder),
+      entry(SectionId::ForceFeedback, region, region->force_feedback),
   };
   h.section_count = 0;
   for (const auto& e : entries) h.sections[h.section_count++] = e;
@@ -190,6 +191,7 @@ StatusSnapshot take_snapshot(const StatusRegion& r) noexcept {
   ok &= load_section(r.rings, s.rings);
   ok &= load_section(r.latency, s.latency);
   ok &= load_section(r.recorder, s.recorder);
+  ok &= load_section(r.force_feedback, s.force_feedback);
   s.torn = !ok;
   return s;
 }

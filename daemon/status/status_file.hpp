@@ -50,6 +50,7 @@ struct StatusSnapshot {
   RingStatus rings;
   LatencyStatus latency;
   RecorderStatus recorder;
+  ForceFeedbackStatus force_feedback;
   bool torn = false;  // some section stayed busy through every retry (its copy is stale)
 };
 

@@ -3,6 +3,7 @@
 #include "daemon/status/json_writer.hpp"
 
 #include <cinttypes>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <ctime>
@@ -56,6 +57,19 @@ const char* mode_name(std::uint32_t m) { return m == 1 ? "am" : m == 2 ? "stm" :
 const char* device_state_name(std::uint32_t s) {
   static const char* names[] = {"idle", "armed", "emitting", "holding", "fading"};
   return s < 5 ? names[s] : "unknown";
+}
+const char* force_output_name(ForceOutput o) {
+  switch (o) {
+    case ForceOutput::Off: return "off";
+    case ForceOutput::Released: return "released";
+    case ForceOutput::Rendering: return "rendering";
+    case ForceOutput::Ramping: return "ramping";
+  }
+  return "unknown";
+}
+double norm(const std::array<float, 3>& v) {
+  return std::sqrt(static_cast<double>(v[0]) * v[0] + static_cast<double>(v[1]) * v[1] +
+                   static_cast<double>(v[2]) * v[2]);
 }
 const char* io_name(RecorderIo io) {
   return io == RecorderIo::IoUring ? "io_uring" : io == RecorderIo::Pwrite ? "pwrite" : "none";
@@ -189,6 +203,28 @@ std::string to_json(const StatusSnapshot& s, std::int64_t now_ns) {
   j.field("overflow", s.latency.overflow);
   j.close('}');
 
+  const ForceFeedbackStatus& ff = s.force_feedback;
+  const auto vector = [&j](const char* key, const std::array<float, 3>& v) {
+    j.key(key).open('[');
+    for (float x : v) j.value(static_cast<double>(x));
+    j.close(']');
+  };
+  j.key("force_feedback").open('{');
+  j.field("enabled", ff.enabled != 0);
+  j.field("output", std::string_view(force_output_name(ff.output)));
+  j.field("stylus", ff.stylus != 0).field("touching", ff.touching);
+  vector("stylus_position_m", ff.stylus_position);
+  vector("fluid_force_n", ff.fluid_force);
+  vector("commanded_n", ff.commanded);
+  j.field("max_force_n", static_cast<double>(ff.max_force_n));
+  j.field("max_step_n", static_cast<double>(ff.max_step_n));
+  j.field("largest_step_n", static_cast<double>(ff.largest_step_n));
+  j.field("peak_force_n", static_cast<double>(ff.peak_force_n));
+  j.field("force_age_ns", ff.force_age_ns).field("fluid_forces", ff.fluid_forces);
+  j.field("releases", ff.releases).field("stale_releases", ff.stale_releases);
+  j.field("stylus_losses", ff.stylus_losses);
+  j.close('}');
+
   j.key("recorder").open('{');
   j.field("recording", s.recorder.recording != 0);
   j.field("io", std::string_view(io_name(s.recorder.io)));
@@ -266,6 +302,17 @@ std::string to_screen(const StatusSnapshot& s, const StatusSnapshot* prev, std::
       static_cast<double>(h.peak_intensity), static_cast<double>(h.total_power),
       human_duration(h.solve_p50_ns).c_str(), human_duration(h.solve_p99_ns).c_str(),
       h.capped_samples, h.stale_fades);
+  const ForceFeedbackStatus& ff = s.force_feedback;
+  if (ff.enabled) {
+    add("FORCE   %-9s stylus %s (%.1f, %.1f, %.1f) cm  touching %u  fluid %.3f N  out %.3f N"
+        "  cap %.2f N  step max %.3f/%.3f N  age %s  stale %" PRIu64 "  releases %" PRIu64 "\n",
+        force_output_name(ff.output), ff.stylus ? "ok" : "LOST",
+        static_cast<double>(ff.stylus_position[0]) * 100, static_cast<double>(ff.stylus_position[1]) * 100,
+        static_cast<double>(ff.stylus_position[2]) * 100, ff.touching, norm(ff.fluid_force),
+        norm(ff.commanded), static_cast<double>(ff.max_force_n), static_cast<double>(ff.largest_step_n),
+        static_cast<double>(ff.max_step_n), human_duration(ff.force_age_ns).c_str(), ff.stale_releases,
+        ff.releases);
+  }
 
   add("\nRING                 FILL   HWM   DROPS\n");
   for (const auto& r : s.rings.rings) {

@@ -26,16 +26,19 @@
 namespace sonoflow::daemon::status {
 
 inline constexpr std::uint64_t kMagic = 0x574F4C464F4E4F53ull;  // "SONOFLOW" in file byte order
-inline constexpr std::uint16_t kAbiMajor = 1;
+// 2: a loop row for the force-feedback servo (every section after the loops moved) and the
+// force_feedback section at the end.
+inline constexpr std::uint16_t kAbiMajor = 2;
 inline constexpr std::uint16_t kAbiMinor = 0;
-inline constexpr std::uint16_t kCompatMajor = 1;  // oldest reader major that understands this file
+inline constexpr std::uint16_t kCompatMajor = 2;  // oldest reader major that understands this file
 inline constexpr std::uint32_t kHeaderSize = 4096;
 
 // One row per pipeline thread.
-enum class Stage : std::uint32_t { Tracker, Fluid, Haptic, Stream, Usb, Recorder, Supervisor };
-inline constexpr int kStageCount = 7;
+// Force: the force-feedback servo (a row only while force_feedback.enabled).
+enum class Stage : std::uint32_t { Tracker, Fluid, Haptic, Stream, Usb, Recorder, Supervisor, Force };
+inline constexpr int kStageCount = 8;
 inline constexpr std::array<const char*, kStageCount> kStageNames{
-    "tracker", "fluid", "haptic", "stream", "usb", "recorder", "supervisor"};
+    "tracker", "fluid", "haptic", "stream", "usb", "recorder", "supervisor", "force"};
 
 enum class LoopState : std::uint32_t { Stopped = 0, Running = 1, Degraded = 2, Error = 3 };
 enum class DaemonState : std::uint32_t { Starting = 0, Running = 1, Stopping = 2, Stopped = 3 };
@@ -150,9 +153,32 @@ struct RecorderStatus {
   std::array<char, 64> path{};          // file of the current or last recording (truncated)
 };
 
+enum class ForceOutput : std::uint32_t { Off = 0, Released = 1, Rendering = 2, Ramping = 3 };
+// Force feedback (issue 7): the tool in the fluid and the force the device renders. Writer: the
+// force thread; all zero (enabled 0, output Off) when force_feedback.enabled is false.
+struct ForceFeedbackStatus {
+  std::uint32_t enabled = 0;
+  ForceOutput output = ForceOutput::Off;  // Ramping: on its way to zero before a release
+  std::uint32_t stylus = 0;               // 1 while the stylus pose is read
+  std::uint32_t touching = 0;             // tool particles touching the fluid, newest frame
+  std::array<float, 3> stylus_position{}; // m, array frame
+  std::array<float, 3> fluid_force{};     // N, the newest fluid force on the tool
+  std::array<float, 3> commanded{};       // N, the force the device was last commanded
+  float max_force_n = 0;                  // magnitude cap in force (config and device peak)
+  float max_step_n = 0;                   // largest change allowed between two servo ticks
+  float largest_step_n = 0;               // largest change commanded since start
+  float peak_force_n = 0;                 // largest magnitude commanded since start
+  std::uint32_t reserved = 0;
+  std::int64_t force_age_ns = -1;         // age of the newest fluid force at the last tick
+  std::uint64_t fluid_forces = 0;         // fluid forces received (one per fluid frame)
+  std::uint64_t releases = 0;             // times the device was released after rendering
+  std::uint64_t stale_releases = 0;       // times the fluid force went stale while rendering
+  std::uint64_t stylus_losses = 0;        // times the stylus pose was lost
+};
+
 // Directory entry: where a section lives, so readers need no compiled-in offsets.
 enum class SectionId : std::uint32_t {
-  Loops = 1, Tracker, Fluid, Haptic, Array, Rings, Latency, Recorder
+  Loops = 1, Tracker, Fluid, Haptic, Array, Rings, Latency, Recorder, ForceFeedback
 };
 struct SectionEntry {
   SectionId id{};
@@ -198,6 +224,7 @@ struct StatusRegion {
   Section<RingStatus> rings;
   Section<LatencyStatus> latency;
   Section<RecorderStatus> recorder;
+  Section<ForceFeedbackStatus> force_feedback;
 };
 
 static_assert(sizeof(StatusHeader) == kHeaderSize);

@@ -15,7 +15,7 @@ ForceDeviceInfo EmulatedForceDevice::info() const noexcept {
 
 StylusPose EmulatedForceDevice::pose_at(std::int64_t time_ns) const noexcept {
   const double t = static_cast<double>(time_ns) * 1e-9;
-  const double phase = 2 * std::numbers::pi * t / config_.period_s;
+  const double phase = 2 * std::numbers::pi * t / config_.period_s + config_.phase_rad;
   StylusPose pose;
   pose.time_ns = time_ns;
   pose.valid = true;
@@ -35,13 +35,13 @@ StylusPose EmulatedForceDevice::pose_at(std::int64_t time_ns) const noexcept {
 }
 
 bool EmulatedForceDevice::read_pose(StylusPose& out) noexcept {
-  if (!connected_) return false;
+  if (!connected_.load(std::memory_order_relaxed)) return false;
   out = pose_at(clock_.now_ns());
   return true;
 }
 
 void EmulatedForceDevice::command_force(const Vec3f& force_n) noexcept {
-  if (!connected_) return;
+  if (!connected_.load(std::memory_order_relaxed)) return;
   Vec3f f = force_n;
   const float magnitude = std::sqrt(f.x * f.x + f.y * f.y + f.z * f.z);
   if (magnitude > config_.max_force_n) {
@@ -51,6 +51,14 @@ void EmulatedForceDevice::command_force(const Vec3f& force_n) noexcept {
   }
   record_[commands_ % record_.size()] = {clock_.now_ns(), f};
   ++commands_;
+  last_ = f;
+  released_ = false;
+}
+
+void EmulatedForceDevice::release() noexcept {
+  if (!released_) ++releases_;
+  released_ = true;
+  last_ = {};
 }
 
 std::vector<RecordedForce> EmulatedForceDevice::recorded() const {

@@ -4,7 +4,7 @@
 // behind this interface; the emulated device (emulated_force_device.hpp) stands in for tests and
 // `--emulate`.
 //
-// Both calls are made from the 1 kHz servo thread and must not block, allocate or throw.
+// Every call is made from the 1 kHz servo thread and must not block, allocate or throw.
 #include <cstdint>
 
 #include "kernels/types/geometry.hpp"
@@ -30,8 +30,12 @@ class ForceDevice {
   virtual ForceDeviceInfo info() const noexcept = 0;
   // The newest stylus pose; false when the device is not connected.
   virtual bool read_pose(StylusPose& out) noexcept = 0;
-  // The force to render now (N, array frame). The device clamps to its own limits as well.
+  // The force to render now (N, array frame). The device clamps to its own limits as well. A
+  // command engages a released device.
   virtual void command_force(const Vec3f& force_n) noexcept = 0;
+  // Stops force output (motors off, the stylus moves freely); the servo calls it once its
+  // output has ramped to zero. The next command_force() engages the device again.
+  virtual void release() noexcept = 0;
 };
 
 }  // namespace sonoflow::drivers

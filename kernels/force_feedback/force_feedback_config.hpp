@@ -12,7 +12,7 @@
 //   tool_length_m = 0.12       # rod / handle length
 //   bowl_radius_m = 0.025      # ladle cup
 //   force_scale = 1.0          # device newtons per fluid newton
-//   max_force_n = 3.3          # magnitude cap (Geomagic Touch peak)
+//   max_force_n = 3.3          # magnitude cap (Geomagic Touch peak); > 0 (disable instead)
 //   max_step_n = 0.05          # largest change between two servo ticks
 //   servo_rate_hz = 1000
 #include <string>
@@ -36,5 +36,9 @@ struct ForceFeedbackSettings {
 // without it leaves the defaults). Returns an empty string on success, or a message naming
 // the bad key: unknown keys, wrong types and out-of-range values are refused.
 std::string parse_force_feedback(std::string_view toml_text, ForceFeedbackSettings& out);
+
+// The table as TOML text, "[force_feedback]" then one `key = value  # what [unit]` line per
+// key, in the order above; parse_force_feedback reads it back to the same settings.
+std::string render_force_feedback(const ForceFeedbackSettings& settings);
 
 }  // namespace sonoflow::force_feedback

@@ -2,6 +2,9 @@
 // config/sonoflow.toml documents every key with the built-in default.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <sstream>
+
 #include <toml++/toml.h>
 
 #include "daemon/config/config_loader.hpp"
@@ -21,9 +24,21 @@ TEST(Config, ShippedFileListsEveryKeyWithItsBuiltInDefault) {
     const auto node = table.at_path(key.key);
     ASSERT_TRUE(node) << "config/sonoflow.toml does not list '" << key.key << "'";
   }
+  // [force_feedback] is read by kernels/force_feedback; its rendering names every key it knows.
+  std::istringstream force_keys(force_feedback::render_force_feedback(defaults.force_feedback));
+  std::string line;
+  std::getline(force_keys, line);  // the table header
+  int listed = 0;
+  while (std::getline(force_keys, line)) {
+    const std::string key = "force_feedback." + line.substr(0, line.find(' '));
+    EXPECT_TRUE(table.at_path(key)) << "config/sonoflow.toml does not list '" << key << "'";
+    ++listed;
+  }
+  EXPECT_EQ(listed, 10);
   const ConfigResult loaded = load_config_file(kDefaultFile);
   ASSERT_TRUE(loaded.ok()) << loaded.error_report();
   EXPECT_EQ(render_config(loaded.config), render_config(Config{}));
+  EXPECT_FALSE(loaded.config.force_feedback.enabled) << "force feedback is off by default";
 }
 
 TEST(Config, OverlaysOnlyTheKeysGiven) {
@@ -116,6 +131,72 @@ TEST(Config, SetAcceptsLiveKeysAndRefusesTheRest) {
   EXPECT_NE(set_config_key(c, "fluid.material", "Bad Name").find("preset name"),
             std::string::npos);
   EXPECT_DOUBLE_EQ(c.fluid.alpha, Config{}.fluid.alpha);
+}
+
+TEST(Config, ForceFeedbackTableIsReadByItsOwnReader) {
+  const auto r = load("[fluid]\nrate_hz = 60\n[force_feedback]\nenabled = true\ntool = \"ladle\"\n"
+                      "max_force_n = 2.5\nmax_step_n = 0.02\n[safety]\nforce_stale_after_ms = 150\n");
+  ASSERT_TRUE(r.ok()) << r.error_report();
+  EXPECT_TRUE(r.config.force_feedback.enabled);
+  EXPECT_TRUE(r.config.force_feedback.ladle);
+  EXPECT_DOUBLE_EQ(r.config.force_feedback.servo.max_force_n, 2.5);
+  EXPECT_DOUBLE_EQ(r.config.force_feedback.servo.max_step_n, 0.02);
+  EXPECT_DOUBLE_EQ(r.config.force_feedback.tool_length_m, 0.12) << "keys left out keep their defaults";
+  EXPECT_EQ(r.config.safety.force_stale_after_ms, 150);
+}
+
+// A bad [force_feedback] key refuses the config and is named at its own line, every one of them.
+TEST(Config, ForceFeedbackErrorsNameTheKeyAndLine) {
+  const auto r = load("[force_feedback]\nenabled = 1\nmax_step_n = 20\ntool = \"spoon\"\nspeed = 3\n"
+                      "max_force_n = 0\n");
+  ASSERT_EQ(r.errors.size(), 5u) << r.error_report();
+  const char* keys[] = {"force_feedback.enabled", "force_feedback.max_step_n", "force_feedback.tool",
+                        "force_feedback.speed", "force_feedback.max_force_n"};
+  for (int i = 0; i < 5; ++i) {
+    const auto e = std::find_if(r.errors.begin(), r.errors.end(),
+                                [&](const ConfigError& x) { return x.key == keys[i]; });
+    ASSERT_NE(e, r.errors.end()) << keys[i] << " not named:\n" << r.error_report();
+    EXPECT_EQ(e->line, i + 2) << keys[i];
+    EXPECT_NE(e->message.find(keys[i]), std::string::npos) << e->message;
+    if (i == 1) {
+      EXPECT_NE(e->message.find("out of range (min 0.0001, max 10)"), std::string::npos);
+    }
+    if (i == 3) {
+      EXPECT_NE(e->message.find("unknown key"), std::string::npos);
+    }
+  }
+  EXPECT_EQ(load("force_feedback = 1\n").errors.at(0).key, "force_feedback");
+}
+
+// Across keys: the servo upsamples the fluid, a fresh force spans two frames, and the ramp from
+// the cap to zero is short.
+TEST(Config, ForceFeedbackCrossKeyRules) {
+  auto r = load("[force_feedback]\nservo_rate_hz = 150\n[fluid]\nrate_hz = 200\n");
+  ASSERT_EQ(r.errors.size(), 1u);
+  EXPECT_EQ(r.errors[0].key, "force_feedback.servo_rate_hz");
+  r = load("[force_feedback]\nenabled = true\n[safety]\nforce_stale_after_ms = 20\n");
+  ASSERT_EQ(r.errors.size(), 1u);
+  EXPECT_EQ(r.errors[0].key, "safety.force_stale_after_ms");
+  EXPECT_NE(r.errors[0].message.find("two fluid frames"), std::string::npos);
+  // 3 N at 0.01 N per 1 ms tick: a 300 ms ramp to zero is too slow a release.
+  r = load("[force_feedback]\nenabled = true\nmax_force_n = 3.0\nmax_step_n = 0.01\n");
+  ASSERT_EQ(r.errors.size(), 1u);
+  EXPECT_EQ(r.errors[0].key, "force_feedback.max_step_n");
+  EXPECT_NE(r.errors[0].message.find("300 ms of ramp"), std::string::npos) << r.errors[0].message;
+}
+
+TEST(Config, ForceFeedbackKeysNeedARestart) {
+  Config running;
+  EXPECT_NE(set_config_key(running, "force_feedback.enabled", "true").find("restart"), std::string::npos);
+  const auto r = load("[force_feedback]\nenabled = true\nmax_step_n = 0.02\n");
+  ASSERT_TRUE(r.ok()) << r.error_report();
+  const auto changed = restart_keys_changed(running, r.config);
+  ASSERT_EQ(changed.size(), 2u);
+  EXPECT_EQ(changed[0], "force_feedback.enabled");
+  EXPECT_EQ(changed[1], "force_feedback.max_step_n");
+  apply_live_keys(running, r.config);
+  EXPECT_FALSE(running.force_feedback.enabled);
+  EXPECT_NE(render_config(r.config).find("[force_feedback]\nenabled = true"), std::string::npos);
 }
 
 TEST(Config, ReloadSeparatesLiveFromRestartKeys) {

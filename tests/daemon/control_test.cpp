@@ -135,6 +135,17 @@ TEST(Control, ShippedScenesLoad) {
   }
 }
 
+// stir-rod-honey turns force feedback on, which needs a restart: loading it live is refused and
+// says which key (it is a config to start the daemon with).
+TEST(Control, ForceFeedbackSceneIsRefusedLiveNamingTheKey) {
+  ControlRig rig;
+  const std::string reply =
+      rig.ask(std::string("scene ") + SONOFLOW_SOURCE_DIR "/config/scenes/stir-rod-honey.toml", true, true);
+  EXPECT_TRUE(is_error(reply, "bad_scene")) << reply;
+  EXPECT_NE(reply.find("force_feedback.enabled"), std::string::npos) << reply;
+  EXPECT_FALSE(rig.config.force_feedback.enabled);
+}
+
 TEST(Control, RandomBytesNeverCrashAndAlwaysGetAReply) {
   ControlRig rig;
   std::mt19937 rng(7);

@@ -6,6 +6,7 @@
 
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -24,6 +25,7 @@
 #include "daemon/standins/emulated_array.hpp"
 #include "daemon/standins/palm_drag_field.hpp"
 #include "daemon/standins/scripted_hand.hpp"
+#include "drivers/force_device/emulated_force_device.hpp"
 #include "drivers/protocol/crc32c.hpp"
 
 namespace sonoflow::daemon {
@@ -135,7 +137,7 @@ TEST(TraceReader, RefusesOtherVersionsAndUnknownRecords) {
     old.version = 2;
     std::ofstream(dir + "/v2.sftrace", std::ios::binary).write(reinterpret_cast<const char*>(&old), sizeof old);
     EXPECT_FALSE(trace::TraceReader::open(dir + "/v2.sftrace", error));
-    EXPECT_NE(error.find("trace version 2, this build reads 3"), std::string::npos) << error;
+    EXPECT_NE(error.find("trace version 2, this build reads 4"), std::string::npos) << error;
   }
   {  // a record type this build does not know, with a valid CRC, after a good record
     auto writer = trace::TraceWriter::create(dir + "/t.sftrace", trace::TraceHeader{}, {"pwrite", 4096, 2}, error);
@@ -163,17 +165,25 @@ struct Session {
 
 // Records `seconds` of stirring on a virtual clock, recording from the pipeline's start.
 // `fault(clock_ns, array)` runs every 20 ms, e.g. to unplug the array for a while.
+// `force_feedback`: with a stylus stirring a rod through the (palm-drag) fluid.
 Session record_session(const std::string& dir, double seconds, EmulatedArray::Options array_options = {},
-                       const std::function<void(std::int64_t, EmulatedArray&)>& fault = {}) {
+                       const std::function<void(std::int64_t, EmulatedArray&)>& fault = {},
+                       bool force_feedback = false) {
   Config config;
   config.recorder.directory = dir;
+  config.force_feedback.enabled = force_feedback;
   rt::VirtualClock clock(5'000'000'000);
   ScriptedHand hand(clock, 120);
   PalmDragField fluid;
+  if (force_feedback) fluid.set_tool(0.006f, 0.12f);
   KernelRenderer renderer(config);
   EmulatedArray array(clock, array_options);
+  drivers::EmulatedForceDeviceConfig stylus;
+  stylus.centre = {0.0f, 0.0f, PalmDragField::kSurfaceZ + 0.03f};
+  drivers::EmulatedForceDevice device(clock, stylus);
   status::StatusRegion region;
-  Pipeline pipeline(config, clock, PipelineParts{hand, fluid, renderer, array}, &region);
+  Pipeline pipeline(config, clock,
+                    PipelineParts{hand, fluid, renderer, array, force_feedback ? &device : nullptr}, &region);
   Recorder recorder(config, pipeline.links(), clock, &region);
   recorder.set_origin(clock.now_ns());
   const std::string started = recorder.start();
@@ -263,6 +273,48 @@ TEST(Replay, VirtualClockSessionReplaysToIdenticalOutput) {
   EXPECT_EQ(r.compared, r.recorded_blocks) << describe(r);
   EXPECT_EQ(r.identical, r.compared);
   for (const auto& n : r.not_compared) EXPECT_TRUE(n.expected) << n.reason;
+}
+
+// With force feedback every servo tick is recorded (stylus pose, the fluid force it held, the
+// force it commanded); the haptic replay is unaffected by the extra records.
+TEST(Replay, ForceFeedbackTicksAreRecordedAndTheSessionStillReplaysIdentically) {
+  const Session s = record_session(temp_dir("replay_force"), 2.0, {}, {}, true);
+  EXPECT_EQ(s.gaps, 0u);
+  const auto kinds = record_kinds(s.path);
+  EXPECT_GE(kinds.at(trace::RecordType::ForceTick), 1990);
+
+  std::string error;
+  auto reader = trace::TraceReader::open(s.path, error);
+  ASSERT_TRUE(reader) << error;
+  EXPECT_EQ(reader->header().force_tick_size, sizeof(ForceTickRecord));
+  trace::Record r;
+  std::uint64_t last_tick = 0, frames = 0;
+  double largest_step = 0, peak = 0;
+  Vec3f previous{};
+  while (reader->next(r)) {
+    ForceTickRecord t;
+    if (r.header.type != trace::RecordType::ForceTick) continue;
+    ASSERT_TRUE(trace::TraceReader::decode(r, t));
+    EXPECT_EQ(t.tick, last_tick + 1) << "every tick, in order";
+    last_tick = t.tick;
+    EXPECT_EQ(r.header.time_ns, t.deadline_ns);
+    EXPECT_GE(t.wake_ns, t.deadline_ns);
+    EXPECT_EQ(t.stylus_ok, 1);
+    if (t.force_frame != 0) ++frames;
+    const double dx = t.commanded.x - previous.x, dy = t.commanded.y - previous.y,
+                 dz = t.commanded.z - previous.z;
+    largest_step = std::max(largest_step, std::sqrt(dx * dx + dy * dy + dz * dz));
+    peak = std::max(peak, std::sqrt(double{t.commanded.x} * t.commanded.x +
+                                    double{t.commanded.y} * t.commanded.y));
+    previous = t.commanded;
+  }
+  EXPECT_FALSE(reader->damaged()) << reader->error();
+  EXPECT_NEAR(static_cast<double>(frames), 2.0 * 90, 3) << "one fluid force per fluid frame";
+  EXPECT_GT(peak, 0.01) << "the rod was dragged through the standin's honey";
+  EXPECT_LE(largest_step, Config{}.force_feedback.servo.max_step_n + 1e-6);
+
+  const ReplayResult replayed = replay_trace(s.path, 0);
+  EXPECT_EQ(replayed.verdict, ReplayVerdict::Identical) << describe(replayed);
 }
 
 // The gap this closes: on the real clock the tracker, fluid and haptic threads interleave as

@@ -187,6 +187,52 @@ TEST(Sonoflowd, RunsTheParticleFluidAndRendersItsContact) {
   EXPECT_EQ(d.wait(30s), 0) << d.log();
 }
 
+// The stir-rod-honey scene (force feedback on) as sonoflowd runs it with --emulate: the servo
+// runs on a thread of its own, the monitor shows it, and the stop leaves the device released.
+// The scene's own file, on the palm-drag standin fluid so the test stays quick.
+TEST(Sonoflowd, ForceFeedbackSceneRunsItsServoAndLeavesTheDeviceReleased) {
+  Sandbox box;
+  std::string scene = read_file(SONOFLOW_SOURCE_DIR "/config/scenes/stir-rod-honey.toml");
+  const auto fluid = scene.find("[fluid]\n");
+  ASSERT_NE(fluid, std::string::npos);
+  scene.insert(fluid + 8, "engine = \"standin\"\n");
+  {
+    std::ofstream out(box.config);
+    out << "[status]\npath = \"" << box.dir << "/status\"\n[control]\nsocket = \"" << box.dir
+        << "/control.sock\"\n[recorder]\ndirectory = \"" << box.dir << "/sessions\"\n" << scene;
+  }
+  NotifySocket notify(box.dir + "/notify.sock");
+  Daemon d = Daemon::spawn({SONOFLOWD, "--config", box.config, "--emulate", "--summary", box.dir + "/summary.json"},
+                           {"NOTIFY_SOCKET=" + box.dir + "/notify.sock"}, box.dir + "/stderr");
+  ASSERT_TRUE(notify.wait_for("READY=1", 10s)) << d.log();
+  EXPECT_NE(d.log().find("force feedback: emulated 3-DoF stylus"), std::string::npos) << d.log();
+  EXPECT_TRUE(thread_of(d.pid, "sf-force").found);
+  std::this_thread::sleep_for(1500ms);  // the rod stirs a good part of a circle
+  const std::string top = box.run_tool(std::string(SONOFLOW_TOP) + " --shm " + box.dir + "/status --json");
+  EXPECT_NE(top.find("\"name\":\"force\",\"state\":\"running\""), std::string::npos) << top;
+  EXPECT_NE(top.find("\"force_feedback\":{\"enabled\":true,\"output\":\"rendering\",\"stylus\":true"),
+            std::string::npos) << top;
+  const std::string screen = box.run_tool(std::string(SONOFLOW_TOP) + " --shm " + box.dir + "/status -b -n 1");
+  EXPECT_NE(screen.find("FORCE   rendering stylus ok"), std::string::npos) << screen;
+  kill(d.pid, SIGTERM);
+  EXPECT_EQ(d.wait(10s), 0) << d.log();
+  const std::string summary = read_file(box.dir + "/summary.json");
+  EXPECT_NE(summary.find("\"force_feedback\":{\"enabled\":true"), std::string::npos) << summary;
+  EXPECT_NE(summary.find("\"released_at_stop\":true"), std::string::npos) << summary;
+  EXPECT_NE(summary.find("\"faded_cleanly\":true"), std::string::npos) << summary;
+  EXPECT_EQ(summary.find("\"peak_force_n\":0,"), std::string::npos) << "the rod felt the honey: " << summary;
+}
+
+// A bad [force_feedback] key refuses to start (exit 78) and names the key.
+TEST(Sonoflowd, BadForceFeedbackKeyExits78NamingIt) {
+  Sandbox box;
+  box.write_config("[force_feedback]\nenabled = true\nmax_step_n = 50\n");
+  Daemon d = Daemon::spawn({SONOFLOWD, "--config", box.config, "--emulate"}, {}, box.dir + "/stderr");
+  EXPECT_EQ(d.wait(10s), 78);
+  EXPECT_NE(d.log().find("'force_feedback.max_step_n' = 50 is out of range (min 0.0001, max 10)"),
+            std::string::npos) << d.log();
+}
+
 TEST(Sonoflowd, BadConfigExits78NamingTheKey) {
   Sandbox box;
   box.write_config("[safety]\nmax_intensity = 1.5\n[haptic]\nmodes = \"am\"\n");

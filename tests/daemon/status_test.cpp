@@ -51,11 +51,16 @@ TEST(StatusLayout, SizesAndOffsetsArePinned) {
   EXPECT_EQ(sizeof(RingStatus), 160u);
   EXPECT_EQ(sizeof(LatencyStatus), 304u);
   EXPECT_EQ(sizeof(RecorderStatus), 104u);
+  EXPECT_EQ(sizeof(ForceFeedbackStatus), 112u);
+  EXPECT_EQ(offsetof(ForceFeedbackStatus, stylus_position), 16u);
+  EXPECT_EQ(offsetof(ForceFeedbackStatus, force_age_ns), 72u);
 
   EXPECT_EQ(offsetof(StatusRegion, loops), 4096u);
   EXPECT_EQ(sizeof(Section<LoopStatus>), 192u);
-  EXPECT_EQ(offsetof(StatusRegion, tracker), 4096u + 7 * 192);
-  EXPECT_EQ(sizeof(StatusRegion), 6528u);
+  EXPECT_EQ(offsetof(StatusRegion, tracker), 4096u + 8 * 192);
+  EXPECT_EQ(offsetof(StatusRegion, force_feedback), 6720u);
+  EXPECT_EQ(sizeof(StatusRegion), 6848u);
+  EXPECT_EQ(kAbiMajor, 2u) << "ABI 2: the force loop row moved every section after the loops";
 }
 
 TEST(StatusFile, CreatedWithMode0640AndADirectory) {
@@ -73,12 +78,14 @@ TEST(StatusFile, CreatedWithMode0640AndADirectory) {
   EXPECT_EQ(h.magic, kMagic);
   EXPECT_EQ(h.total_size, sizeof(StatusRegion));
   EXPECT_EQ(h.writer_pid, getpid());
-  ASSERT_EQ(h.section_count, 8u);
+  ASSERT_EQ(h.section_count, 9u);
   EXPECT_EQ(h.sections[0].id, SectionId::Loops);
   EXPECT_EQ(h.sections[0].count, kStageCount);
   EXPECT_EQ(h.sections[0].offset, offsetof(StatusRegion, loops));
   EXPECT_EQ(h.sections[1].offset, offsetof(StatusRegion, tracker));
   EXPECT_EQ(h.sections[7].offset, offsetof(StatusRegion, recorder));
+  EXPECT_EQ(h.sections[8].id, SectionId::ForceFeedback);
+  EXPECT_EQ(h.sections[8].offset, offsetof(StatusRegion, force_feedback));
 }
 
 TEST(StatusFile, ExitRemovesTheFileAndMarksItStopped) {
@@ -232,6 +239,27 @@ TEST(StatusFormat, JsonCarriesSchemaAndUnitsInKeys) {
   EXPECT_NE(json.find("\"period_ns\":1000000"), std::string::npos);
   EXPECT_NE(json.find("\"underruns\":3"), std::string::npos);
   EXPECT_NE(json.find("\"stale\":true"), std::string::npos);
+}
+
+TEST(StatusFormat, ForceFeedbackIsInTheJsonAndOnScreenOnlyWhenEnabled) {
+  StatusSnapshot s;
+  s.daemon_state = DaemonState::Running;
+  EXPECT_EQ(to_screen(s, nullptr, 0).find("FORCE"), std::string::npos);
+  EXPECT_NE(to_json(s, 0).find("\"force_feedback\":{\"enabled\":false,\"output\":\"off\""),
+            std::string::npos);
+  s.force_feedback.enabled = 1;
+  s.force_feedback.output = ForceOutput::Rendering;
+  s.force_feedback.stylus = 1;
+  s.force_feedback.commanded = {0.3f, 0.4f, 0.0f};
+  s.force_feedback.stale_releases = 2;
+  const std::string screen = to_screen(s, nullptr, 0);
+  EXPECT_NE(screen.find("FORCE   rendering stylus ok"), std::string::npos) << screen;
+  EXPECT_NE(screen.find("out 0.500 N"), std::string::npos) << screen;
+  const std::string json = to_json(s, 0);
+  EXPECT_NE(json.find("\"output\":\"rendering\""), std::string::npos);
+  EXPECT_NE(json.find("\"commanded_n\":[0.3"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"stale_releases\":2"), std::string::npos);
+  EXPECT_NE(json.find("\"name\":\"force\""), std::string::npos) << "the force loop's row";
 }
 
 TEST(StatusFormat, HumanDurationsPickAUnitAndNeverPrintNonsense) {

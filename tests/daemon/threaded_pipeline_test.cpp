@@ -1,6 +1,7 @@
 // The pipeline on its real threads and the real clock, with the other threads that touch it in
 // the daemon: a monitor reading the status sections, the supervisor changing live settings and
-// doing housekeeping, the recorder draining telemetry. Built again under ThreadSanitizer
+// doing housekeeping, the recorder draining telemetry; with force feedback, so the stylus pose
+// and tool force mailboxes between the force and fluid threads are checked too. Built again under ThreadSanitizer
 // (label `concurrency`), which checks every hand-off between these threads. It asserts what
 // happened, never how fast.
 #include <gtest/gtest.h>
@@ -18,6 +19,7 @@
 #include "daemon/standins/palm_drag_field.hpp"
 #include "daemon/standins/scripted_hand.hpp"
 #include "daemon/status/status_file.hpp"
+#include "drivers/force_device/emulated_force_device.hpp"
 
 namespace sonoflow::daemon {
 namespace {
@@ -27,18 +29,23 @@ using namespace std::chrono_literals;
 TEST(ThreadedPipeline, RunsWithMonitorSupervisorAndRecorderThenStopsSilent) {
   Config config;
   for (ThreadSettings* t : {&config.threads.tracker, &config.threads.fluid, &config.threads.haptic,
-                            &config.threads.stream}) {
+                            &config.threads.stream, &config.threads.force}) {
     t->priority = 0;  // normal scheduling: this test checks hand-offs, not timing
   }
   config.recorder.directory = ::testing::TempDir() + "threaded" + std::to_string(getpid());
   config.recorder.io = "pwrite";
   rt::MonotonicClock clock;
   ScriptedHand hand(clock, 120);
+  config.force_feedback.enabled = true;
   PalmDragField fluid;
+  fluid.set_tool(0.006f, 0.12f);
   KernelRenderer renderer(config);
   EmulatedArray array(clock);
+  drivers::EmulatedForceDeviceConfig stylus;
+  stylus.centre = {0.0f, 0.0f, PalmDragField::kSurfaceZ + 0.03f};  // the rod 9 cm deep
+  drivers::EmulatedForceDevice device(clock, stylus);
   auto region = std::make_unique<status::StatusRegion>();
-  Pipeline pipeline(config, clock, PipelineParts{hand, fluid, renderer, array}, region.get());
+  Pipeline pipeline(config, clock, PipelineParts{hand, fluid, renderer, array, &device}, region.get());
   Recorder recorder(config, pipeline.links(), clock, region.get());
   pipeline.start_threads();
   recorder.set_origin(pipeline.start_ns());
@@ -77,6 +84,11 @@ TEST(ThreadedPipeline, RunsWithMonitorSupervisorAndRecorderThenStopsSilent) {
   array.status();
   EXPECT_EQ(array.output_intensity(), 0.0f);
   EXPECT_FALSE(array.status().armed);
+  // The stirred rod was felt, and the device was left released.
+  EXPECT_GT(pipeline.force()->fluid_forces(), 10u);
+  EXPECT_GT(pipeline.force()->peak_force_n(), 0.0);
+  EXPECT_TRUE(pipeline.force()->released_for_stop());
+  EXPECT_TRUE(device.released());
 }
 
 }  // namespace

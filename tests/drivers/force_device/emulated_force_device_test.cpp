@@ -38,6 +38,25 @@ TEST(EmulatedForceDevice, ClampsToItsPeakForceAndCountsIt) {
   EXPECT_EQ(device.clamped_commands(), 1u);
 }
 
+TEST(EmulatedForceDevice, StartsReleasedEngagesOnACommandAndReleasesOnRequest) {
+  rt::VirtualClock clock;
+  EmulatedForceDeviceConfig config;
+  config.phase_rad = 1.5707964f;  // a quarter turn ahead: starts at +y
+  EmulatedForceDevice device(clock, config);
+  EXPECT_TRUE(device.released());
+  StylusPose pose;
+  ASSERT_TRUE(device.read_pose(pose));
+  EXPECT_NEAR(pose.position.y - config.centre.y, config.radius_m, 1e-6);
+  device.command_force({0.5f, 0, 0});
+  EXPECT_FALSE(device.released());
+  EXPECT_FLOAT_EQ(device.last_force().x, 0.5f);
+  device.release();
+  device.release();  // idempotent
+  EXPECT_TRUE(device.released());
+  EXPECT_EQ(device.releases(), 1u);
+  EXPECT_FLOAT_EQ(device.last_force().x, 0.0f);
+}
+
 // The servo loop as the daemon runs it: 90 Hz frame forces in, 1 kHz commands out.
 TEST(EmulatedForceDevice, ServoLoopRendersSmoothForcesWithoutAllocating) {
   rt::VirtualClock clock;
