@@ -7,6 +7,7 @@
 //            alpha = 0.005
 //   honey_one_substep/N: the same material in one 1/90 s substep (DC-PBD is stable at large
 //            steps), a third of the work
+//   honey_slip/N: honey without the viscous coupling of the hand (what the no-slip hand costs)
 //   honey_schedule/N/S/V: honey in S substeps x (V velocity + 8 position sweeps): the cheaper
 //            schedules whose physical cost schedule_physics_bench measures
 // Counters: wall-clock p50 / p99 per frame (the 90 Hz budget is 11.1 ms), the process CPU time
@@ -44,7 +45,8 @@ double percentile(std::vector<double> v, double q) {
   return v[std::min(v.size() - 1, static_cast<std::size_t>(q * static_cast<double>(v.size() - 1) + 0.5))];
 }
 
-void frames(benchmark::State& state, bool viscoelastic, int substeps = 0, int velocity_sweeps = -1) {
+void frames(benchmark::State& state, bool viscoelastic, int substeps = 0, int velocity_sweeps = -1,
+            bool no_slip = true) {
   const int wanted = static_cast<int>(state.range(0));
   const auto lib = MaterialLibrary::load(SONOFLOW_MATERIALS_DIR);
   if (!lib) {
@@ -60,6 +62,7 @@ void frames(benchmark::State& state, bool viscoelastic, int substeps = 0, int ve
   c.domain_min = {-half - 0.05f, -half - 0.05f, floor_z - 0.03f};
   c.domain_max = {half + 0.05f, half + 0.05f, floor_z + 0.25f};
   c.profile = std::getenv("SONOFLOW_FLUID_PROFILE") != nullptr;
+  c.hand.viscous_coupling = no_slip;
   if (viscoelastic) {
     c.material = *lib->find("honey");
     if (substeps > 0) c.material.substeps = substeps;
@@ -139,6 +142,7 @@ void frames(benchmark::State& state, bool viscoelastic, int substeps = 0, int ve
 void water(benchmark::State& state) { frames(state, false); }
 void honey(benchmark::State& state) { frames(state, true); }
 void honey_one_substep(benchmark::State& state) { frames(state, true, 1); }
+void honey_slip(benchmark::State& state) { frames(state, true, 0, -1, false); }
 void honey_schedule(benchmark::State& state) {
   frames(state, true, static_cast<int>(state.range(1)), static_cast<int>(state.range(2)));
 }
@@ -147,6 +151,7 @@ void honey_schedule(benchmark::State& state) {
 
 BENCHMARK(water)->Arg(2000)->Arg(5000)->Arg(8000)->Arg(10000)->Arg(12000)->Arg(14000)->Arg(20000)->Iterations(180)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(honey_one_substep)->Arg(1500)->Arg(2000)->Arg(5000)->Arg(10000)->Iterations(90)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(honey_slip)->Arg(2000)->Arg(5000)->Iterations(45)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(honey_schedule)
     ->ArgsProduct({{1000, 2000, 3000, 5000}, {3, 2}, {8, 4}})
     ->Iterations(45)->UseManualTime()->Unit(benchmark::kMillisecond);

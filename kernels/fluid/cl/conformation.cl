@@ -35,6 +35,9 @@ inline float particle_volume(float density, P_CONST P) {
 //                    C_i and of diag(J_i J_i^T) into `vconst`
 //   conf_vel_lambda  dlambda_i (3.11)              } x velocity_iterations
 //   conf_vel_apply   u_i += (beta / n_i) J^T dl  (3.12) }
+// With the hand coupled (viscous coupling), conf_vel_lambda also sums dlambda over the sweeps
+// (sum_mode 1: first sweep, 2: the others): the Jacobians are constant, so the ghosts' share of
+// all sweeps is one ghost_conf_reaction on that sum.
 // Both sweep kernels can mix their result with the iterate before last (Chebyshev
 // semi-iterative acceleration, Wang 2015): y_k+1 = w (y_jacobi - y_k-1) + y_k-1, with the
 // weights w of the host (w = 1 in the first sweep: plain Jacobi, history only). `chebyshev` = 0
@@ -225,11 +228,13 @@ __kernel void conf_vel_lambda(int n, __global const float4* x, __global const fl
                               __global const float2* pair,
                               __global const float16* vconst, P_CONST P,
                               __global float8* lambda, __global float8* dlambda,
-                              __global float8* lambda_prev, int chebyshev, float omega) {
+                              __global float8* lambda_prev, int chebyshev, float omega,
+                              __global float8* dl_sum, int sum_mode) {
   const int i = get_global_id(0);
   if (i >= n) return;
   if (flags[i] & FLAG_DEAD) {
     dlambda[i] = (float8)(0.0f);
+    if (sum_mode) dl_sum[i] = (float8)(0.0f);
     return;
   }
   // Two sets of sums halve the dependency chains; padded entries have zero pair terms.
@@ -281,6 +286,7 @@ __kernel void conf_vel_lambda(int n, __global const float4* x, __global const fl
   }
   lambda[i] = next;
   dlambda[i] = dl;
+  if (sum_mode) dl_sum[i] = sum_mode == 1 ? dl : dl_sum[i] + dl;
 }
 
 // sum_j A(grad W_ij)^T dl_j over i's fluid neighbours, grad W_ij = f_ij (x_i - x_j) with f_ij

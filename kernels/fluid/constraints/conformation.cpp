@@ -35,6 +35,7 @@ Expected<std::unique_ptr<ConstraintSet>> Conformation::create(const ClRuntime& r
   if (err == CL_SUCCESS) set->psums_ = cl::Buffer(rt.context(), CL_MEM_READ_WRITE, kSumPlanes * plane_bytes, nullptr, &err);
   if (err == CL_SUCCESS) set->prev_ = cl::Buffer(rt.context(), CL_MEM_READ_WRITE, cap * 16, nullptr, &err);
   if (err == CL_SUCCESS) set->lambda_prev_ = cl::Buffer(rt.context(), CL_MEM_READ_WRITE, cap * 32, nullptr, &err);
+  if (err == CL_SUCCESS) set->dl_sum_ = cl::Buffer(rt.context(), CL_MEM_READ_WRITE, cap * 32, nullptr, &err);
   if (err != CL_SUCCESS) return FluidError{FluidErrc::OpenClError, "conformation buffers: " + cl_error_name(err)};
   return std::unique_ptr<ConstraintSet>(std::move(set));
 }
@@ -77,17 +78,19 @@ void Conformation::velocity_phase(SolverContext& ctx) {
   // iterates before last, kept in prev_ (velocities) and lambda_prev_ (multipliers), so the
   // acceleration costs no launches or copies of its own.
   float omega = 1.0f;
+  const bool coupled = s.ng > 0 && s.ghost_viscosity;
   for (int it = 0; it < m.velocity_iterations; ++it) {
     if (chebyshev && it > 0) omega = it == 1 ? 2.0f / (2.0f - rho2) : 4.0f / (4.0f - rho2 * omega);
+    const cl_int sum_mode = coupled ? (it == 0 ? 1 : 2) : 0;
     L.run(vel_lambda_, s.n, s.n, s.x.a, s.v.a, s.flags.a, s.conf.a, s.nbr, s.nbr_count, s.pair,
-          vconst_, s.params, lambda_, dlambda_, lambda_prev_, chebyshev, omega);
+          vconst_, s.params, lambda_, dlambda_, lambda_prev_, chebyshev, omega, dl_sum_, sum_mode);
     L.run(vel_apply_, s.n, s.n, s.x.a, s.x0.a, s.v.a, s.v.b, s.flags.a, s.nbr, s.nbr_count,
           s.pair, vconst_, s.density, dlambda_, s.params, prev_, chebyshev, omega);
-    if (s.ng > 0 && s.ghost_viscosity) {
-      L.run(reaction_, s.ng, s.ng, s.xg, s.g_flags, s.g_nbr, s.g_nbr_count, s.x.a, s.nbr_count,
-            s.gnbr_count, s.g_volume, dlambda_, scale, s.params, s.g_impulse);
-    }
     s.v.swap();
+  }
+  if (coupled) {  // the ghosts' share of every sweep at once (constant Jacobians)
+    L.run(reaction_, s.ng, s.ng, s.xg, s.g_flags, s.g_nbr, s.g_nbr_count, s.x.a, s.nbr_count,
+          s.gnbr_count, s.g_volume, dl_sum_, scale, s.params, s.g_impulse);
   }
   L.run(vel_finish_, s.n, s.n, s.x.a, s.x0.a, s.v.a, s.flags.a, s.params);
 }
