@@ -211,9 +211,14 @@ void FluidEngine::Impl::fill_params(double frame_dt) {
   p.hand_friction = m.hand_friction;
   p.contact_radius = cfg.hand.contact_radius > 0 ? cfg.hand.contact_radius : 0.5f * d;
   p.density_coupling = cfg.hand.density_coupling ? 1 : 0;
-  p.ghost_viscosity = cfg.hand.viscous_coupling ? 1 : 0;
+  // The no-slip hand (ghosts inside the conformation constraints) for viscoelastic materials,
+  // except elastic solids (tau > 0 with alpha = 0: frozen ice cream, thick cream), which a hand
+  // sweeping at 10 m/s winds up into a state they never leave (measured; contact and hand
+  // friction still hold them).
+  const bool elastic_solid = m.tau > 0 && m.alpha <= 0;
+  s.ghost_viscosity = cfg.hand.viscous_coupling && m.model == MaterialModel::Viscoelastic && !elastic_solid;
+  p.ghost_viscosity = s.ghost_viscosity ? 1 : 0;
   p.conformation_yield = m.yield;
-  s.ghost_viscosity = cfg.hand.viscous_coupling;
   const float br = m.bond_radius * h;
   p.bond_radius2 = br * br;
   p.bond_on_speed = m.bond_on_speed;

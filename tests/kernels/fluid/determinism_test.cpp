@@ -11,7 +11,7 @@
 namespace sonoflow::fluid::test {
 namespace {
 
-FluidConfig config() {
+FluidConfig config(MaterialModel model = MaterialModel::Water) {
   FluidConfig c;
   c.max_particles = 3000;
   c.particle_spacing = 0.01f;
@@ -21,6 +21,12 @@ FluidConfig config() {
   c.material.iterations = 4;
   c.material.xsph = 0.01f;
   c.material.vorticity = 0.05f;
+  c.material.model = model;
+  if (model == MaterialModel::Viscoelastic) {
+    c.material.tau = 0.1f;  // memory: Q is integrated and reordered
+    c.material.alpha = 0.01f;
+  }
+  if (model == MaterialModel::Clay) c.material.wall_friction = 0.8f;  // anchors and bonds travel
   return c;
 }
 
@@ -42,9 +48,9 @@ struct Outputs {
   FluidStats stats;
 };
 
-Outputs simulate() {
+Outputs simulate(MaterialModel model) {
   Outputs out;
-  auto e = make_engine(config());
+  auto e = make_engine(config(model));
   if (!e) return out;
   EXPECT_FALSE(e->load_scene(scene()));
   static ContactField field;
@@ -59,9 +65,11 @@ Outputs simulate() {
   return out;
 }
 
-TEST(Determinism, SameInputsGiveBitIdenticalOutputs) {
-  const Outputs a = simulate();
-  const Outputs b = simulate();
+class Determinism : public ::testing::TestWithParam<MaterialModel> {};
+
+TEST_P(Determinism, SameInputsGiveBitIdenticalOutputs) {
+  const Outputs a = simulate(GetParam());
+  const Outputs b = simulate(GetParam());
   ASSERT_GT(a.particles.id.size(), 500u);
   ASSERT_GT(a.samples.size(), 0u) << "the hand must touch the fluid for the test to mean anything";
   ASSERT_EQ(a.particles.id, b.particles.id);
@@ -73,6 +81,15 @@ TEST(Determinism, SameInputsGiveBitIdenticalOutputs) {
   ASSERT_EQ(0, std::memcmp(a.samples.data(), b.samples.data(), a.samples.size() * sizeof(ContactSample)));
   EXPECT_EQ(a.stats.hand_force, b.stats.hand_force);
 }
+
+INSTANTIATE_TEST_SUITE_P(Models, Determinism,
+                         ::testing::Values(MaterialModel::Water, MaterialModel::Viscoelastic,
+                                           MaterialModel::Clay),
+                         [](const auto& param_info) {
+                           return param_info.param == MaterialModel::Water          ? "Water"
+                                  : param_info.param == MaterialModel::Viscoelastic ? "Viscoelastic"
+                                                                              : "Clay";
+                         });
 
 TEST(RealTime, StepFrameDoesNotAllocate) {
   auto e = make_engine(config());
@@ -87,6 +104,10 @@ TEST(RealTime, StepFrameDoesNotAllocate) {
     prev = now;
   }
   const std::uint32_t remove_ids[2] = {3, 5};
+  Material honey = config().material;
+  honey.name = "honey_with_a_long_preset_name";
+  honey.model = MaterialModel::Viscoelastic;
+  honey.alpha = 0.005f;
   const Vec3f pour[2] = {{0.05f, 0.05f, 0.3f}, {0.06f, 0.05f, 0.3f}};
   sonoflow::test::AllocationScope scope;
   for (int k = 4; k <= 10; ++k) {
@@ -95,6 +116,10 @@ TEST(RealTime, StepFrameDoesNotAllocate) {
       e->remove(remove_ids);
       EXPECT_EQ(e->emit(pour, {}), 2);
       e->set_alpha(0.5f);
+    }
+    if (k == 8) {
+      EXPECT_FALSE(e->set_material(honey));
+      e->set_tau(0.2f);
     }
     e->step_frame(now, &prev, 1.0 / 90.0, field, st);
     prev = now;
