@@ -69,8 +69,8 @@ std::vector<KeyInfo> config_keys(Config& c) {
                    "viscoelastic relaxation time tau (0 = purely viscous)"));
   k.push_back(real("fluid.alpha", &c.fluid.alpha, 0, 1, "", live,
                    "elastic/plastic blend alpha"));
-  k.push_back(integer("fluid.substeps", &c.fluid.substeps, 1, 32, "", restart,
-                      "solver substeps per fluid frame"));
+  k.push_back(integer("fluid.substeps", &c.fluid.substeps, 0, 32, "", restart,
+                      "solver substeps per fluid frame for every preset; 0 = each preset's own"));
   k.push_back(integer("fluid.max_particles", &c.fluid.max_particles, 64, 1'000'000, "", restart,
                       "particle buffer capacity"));
   k.push_back(choice("fluid.engine", &c.fluid.engine, {"opencl", "standin"}, restart,

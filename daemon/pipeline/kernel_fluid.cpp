@@ -51,6 +51,11 @@ std::unique_ptr<KernelFluid> KernelFluid::create(const Config& config, const std
                                                  std::string& error) {
   std::unique_ptr<KernelFluid> f(new KernelFluid());
   f->presets_ = load_presets(materials_dir, f->notes_);
+  // fluid.substeps > 0 replaces every preset's own schedule (the thesis' 3 substeps for the
+  // viscoelastic presets need a GPU; one holds 90 Hz on a small CPU, bench/RESULTS.md).
+  if (config.fluid.substeps > 0) {
+    for (auto& [name, material] : f->presets_) material.substeps = config.fluid.substeps;
+  }
   fluid::FluidConfig fc;
   fc.device.device = config.fluid.device;
   fc.max_particles = config.fluid.max_particles;
