@@ -168,7 +168,8 @@ std::string KernelFluid::describe() const {
   std::string s = "fluid engine on " + engine_->device_name() + ": " +
                   std::to_string(engine_->particle_count()) + " particles of " +
                   std::string(engine_->material().name) + " (" +
-                  std::string(fluid::to_string(engine_->material().model)) + ")";
+                  std::string(fluid::to_string(engine_->material().model)) + ", " +
+                  std::to_string(engine_->material().substeps) + " substep(s) per frame)";
   const fluid::ToolSpec& tool = engine_->config().tool;
   if (tool.kind != fluid::ToolKind::None) {
     s += tool.kind == fluid::ToolKind::Rod ? ", a rod" : ", a ladle";

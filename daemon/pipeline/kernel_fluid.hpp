@@ -42,6 +42,7 @@ class KernelFluid final : public FluidModel {
 
   std::string describe() const;
   const fluid::FluidStats& last_stats() const noexcept { return stats_; }
+  const fluid::Material& material() const noexcept { return engine_->material(); }
 
  private:
   KernelFluid() = default;
