@@ -47,7 +47,7 @@ struct Config {
     std::string material = "honey";   // a preset in config/materials/
     double tau_s = 0.0;               // conformation relaxation time
     double alpha = 0.005;             // elastic/plastic blend
-    int substeps = 1;
+    int substeps = 2;
     int max_particles = 5000;
     std::string engine = "opencl";    // opencl | standin (a particle-free palm-drag model)
     std::string device;               // OpenCL device name substring; empty: any (GPU first)
