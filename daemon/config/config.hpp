@@ -105,6 +105,17 @@ struct Config {
   // A hand-held tool in the fluid whose force a force-feedback device renders (issue 7): the
   // device, the tool's shape, the servo's limits. Restart keys.
   force_feedback::ForceFeedbackSettings force_feedback;
+
+  // The scene snapshot for live viewers (daemon/scene/) and sonoflow-view's own settings.
+  struct View {
+    bool export_scene = true;         // publish the scene snapshot
+    std::string scene_path;           // empty: "scene" beside status.path
+    double scene_rate_hz = 30;        // publications per second of the fluid and haptic sections
+    int max_particles = 4096;         // particles shown (every k-th when there are more)
+    int max_samples = 1024;           // contact / target samples shown
+    int port = 8470;                  // sonoflow-view's HTTP port
+    std::string bind = "127.0.0.1";   // sonoflow-view's address (anything else is warned about)
+  } view;
 };
 
 }  // namespace sonoflow::daemon
