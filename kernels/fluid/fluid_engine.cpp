@@ -216,7 +216,8 @@ void FluidEngine::Impl::fill_params(double frame_dt) {
   // sweeping at 10 m/s winds up into a state they never leave (measured; contact and hand
   // friction still hold them).
   const bool elastic_solid = m.tau > 0 && m.alpha <= 0;
-  s.ghost_viscosity = cfg.hand.viscous_coupling && m.model == MaterialModel::Viscoelastic && !elastic_solid;
+  s.ghost_viscosity =
+      cfg.hand.viscous_coupling && m.model == MaterialModel::Viscoelastic && !elastic_solid;
   p.ghost_viscosity = s.ghost_viscosity ? 1 : 0;
   p.conformation_yield = m.yield;
   const float br = m.bond_radius * h;

@@ -145,7 +145,9 @@ inline float3 coupled_ghost_step(float3 d, P_CONST P) {
   const float lim = 0.5f * P->h, len = length(d);
   return len > lim ? d * (lim / len) : d;
 }
-inline float3 coupled_ghost_velocity(float3 v, P_CONST P) { return coupled_ghost_step(v * P->dt, P) * P->inv_dt; }
+inline float3 coupled_ghost_velocity(float3 v, P_CONST P) {
+  return coupled_ghost_step(v * P->dt, P) * P->inv_dt;
+}
 
 inline bool chebyshev_mixes(int i, __global const uint* ncount, float omega, P_CONST P) {
   return omega != 1.0f && (float)ncount[i] >= 0.4f * P->rest_neighbours;

@@ -282,7 +282,8 @@ double drag(const char* preset, bool coupling, float speed) {
   HandFrame prev = flat_hand({-0.06f, 0.0f, z}, 0, 0);
   double fx = 0;
   for (int k = 1; k <= 20; ++k) {
-    HandFrame now = flat_hand({-0.06f + speed * static_cast<float>(k * dt), 0.0f, z}, static_cast<std::uint64_t>(k), 0);
+    const float x = -0.06f + speed * static_cast<float>(k * dt);
+    HandFrame now = flat_hand({x, 0.0f, z}, static_cast<std::uint64_t>(k), 0);
     e->step_frame(now, &prev, dt, field, st);
     prev = now;
     EXPECT_EQ(st.non_finite, 0);
