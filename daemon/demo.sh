@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # `make demo`: starts sonoflowd on emulated devices with a scripted hand stirring honey for
-# ~20 s, shows it live with sonoflow-top, switches AM -> STM -> AM through sonoflowctl on the
-# way, then prints the run's summary.
+# ~20 s, serves the live web view (sonoflow-view) and prints its address, shows the figures
+# with sonoflow-top, switches AM -> STM -> AM through sonoflowctl on the way, then prints the
+# run's summary. DEMO_SECONDS=N runs longer (time to look at the page); DEMO_PNG=FILE also
+# saves a picture of the view a quarter of the way in (headless Chromium).
 set -euo pipefail
 build=${1:-build/release}
 seconds=${DEMO_SECONDS:-20}
 here=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d /tmp/sonoflow-demo.XXXXXX)
-trap 'kill "$daemon" 2>/dev/null || true; rm -rf "$work"' EXIT
+view="" picture=""
+trap 'kill "$daemon" ${view:+"$view"} 2>/dev/null || true; rm -rf "$work"' EXIT
 
 cat >"$work/sonoflow.toml" <<EOF
 status.path = "$work/status"
@@ -41,8 +44,29 @@ for _ in $(seq 600); do
 done
 sleep 1
 
+# The web view: the configured port (view.port, 8470), or any free one if that is taken.
+"$build/daemon/view/sonoflow-view" --config "$work/sonoflow.toml" >"$work/view.out" 2>"$work/view.log" &
+view=$!
+sleep 0.5
+if ! kill -0 "$view" 2>/dev/null; then
+  "$build/daemon/view/sonoflow-view" --config "$work/sonoflow.toml" --port 0 >"$work/view.out" 2>"$work/view.log" &
+  view=$!
+fi
+for _ in $(seq 50); do grep -q serving "$work/view.out" 2>/dev/null && break; sleep 0.1; done
+address=$(grep -o 'http://[^ ]*' "$work/view.out" || echo "(sonoflow-view did not start: see its log below)")
+echo
+echo "  ==> live view: $address"
+echo "      (a browser on this machine; from another one: ssh -L 8470:127.0.0.1:8470 this-host)"
+echo
+if [ -n "${DEMO_PNG:-}" ]; then
+  ( sleep $((seconds / 4)); "$build/daemon/view/sonoflow-view" --config "$work/sonoflow.toml" --png "$DEMO_PNG" \
+      >>"$work/view.log" 2>&1 ) &
+  picture=$!
+fi
+
 # Live control on the way: STM a third of the way in, back to AM at two thirds.
 ( sleep $((seconds / 3)); ctl mode stm; sleep $((seconds / 3)); ctl mode am ) &
+switcher=$!
 
 if [ -t 1 ]; then
   "$build/daemon/sonoflow-top" --shm "$work/status" -d 1 -n "$seconds" || true
@@ -50,12 +74,16 @@ else
   "$build/daemon/sonoflow-top" --shm "$work/status" -b -d 5 -n $((seconds / 5)) || true
 fi
 wait "$daemon" || { echo "sonoflowd exited with $?"; cat "$work/daemon.log"; exit 1; }
+wait "$switcher" ${picture:+"$picture"} || true
+kill "$view" 2>/dev/null || true
 
 echo
 echo "== daemon log"
 cat "$work/daemon.log"
 echo "== control"
 cat "$work/ctl.log"
+echo "== view ($address)"
+cat "$work/view.log"
 echo "== summary ($work/summary.json)"
 python3 - "$work/summary.json" <<'EOF'
 import json, sys

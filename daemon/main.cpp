@@ -30,6 +30,7 @@
 #include "daemon/pipeline/pipeline.hpp"
 #include "daemon/recorder/recorder.hpp"
 #include "daemon/recorder/replay.hpp"
+#include "daemon/scene/scene_file.hpp"
 #include "daemon/standins/palm_drag_field.hpp"
 #include "daemon/status/status_file.hpp"
 #include "daemon/supervisor/log.hpp"
@@ -177,6 +178,19 @@ int main(int argc, char** argv) {
     return kExitCantCreate;
   }
   control->set_status(&status->region());
+  // The scene snapshot for live viewers (sonoflow-view). Viewing is not the daemon's job: if
+  // the file cannot be made, the daemon says so and runs without it.
+  std::unique_ptr<scene::SceneWriter> scene_export;
+  if (config.view.export_scene) {
+    const std::string path = config.view.scene_path.empty() ? scene::scene_path_beside(config.status.path)
+                                                            : config.view.scene_path;
+    scene::SceneCapacity capacity;
+    capacity.max_particles = static_cast<std::uint32_t>(config.view.max_particles);
+    capacity.max_samples = static_cast<std::uint32_t>(config.view.max_samples);
+    capacity.rate_hz = config.view.scene_rate_hz;
+    scene_export = scene::SceneWriter::create(path, capacity, clock.now_ns(), error);
+    if (!scene_export) log_line(LogLevel::Warning, "view", "no scene export: %s ('view.scene_path')", error.c_str());
+  }
 
   // The devices: emulated in-process (VirtualArray + VirtualTracker on the real clock) or USB.
   std::unique_ptr<DeviceBinding> devices;
@@ -249,6 +263,7 @@ int main(int argc, char** argv) {
                     PipelineParts{devices->hand_source(), *fluid, renderer, devices->array_link(),
                                   force_device.get()},
                     &status->region());
+  if (scene_export) pipeline.set_scene_export(*scene_export);
   for (const auto& t : usb_threads) {
     pipeline.add_thread_report(t.name, config.threads.usb.priority, t.report);
     // A refused priority is in the RT report below; what else went wrong (a CPU) is said here.
@@ -280,6 +295,7 @@ int main(int argc, char** argv) {
     log_line(LogLevel::Info, "rt", "every loop runs with its configured SCHED_FIFO priority");
   }
   status->set_state(status::DaemonState::Running);
+  if (scene_export) scene_export->set_state(scene::SceneState::Running);
   notifier.ready(pipeline.status_line());
   log_line(LogLevel::Info, "daemon", "ready; status at %s, control at %s", config.status.path.c_str(),
            config.control.socket.c_str());

@@ -7,10 +7,13 @@
 //            alpha = 0.005
 //   honey_one_substep/N: the same material in one 1/90 s substep (DC-PBD is stable at large
 //            steps), a third of the work
+//   honey_slip/N: honey without the viscous coupling of the hand (what the no-slip hand costs)
+//   honey_schedule/N/S/V: honey in S substeps x (V velocity + 8 position sweeps): the cheaper
+//            schedules whose physical cost schedule_physics_bench measures
 // Counters: wall-clock p50 / p99 per frame (the 90 Hz budget is 11.1 ms), the process CPU time
-// per frame (all device threads; robust to other load on the machine), and particle-sweeps per
-// second (particles x substeps x sweeps / wall time). Set SONOFLOW_FLUID_PROFILE=1 to print the
-// device time per kernel.
+// per frame (all device threads; robust to other load on the machine), particle-sweeps per
+// second (particles x substeps x sweeps / wall time), and what the hand feels: the mean force
+// of the fluid on it (N). Set SONOFLOW_FLUID_PROFILE=1 to print the device time per kernel.
 #include <benchmark/benchmark.h>
 #include <sys/resource.h>
 
@@ -42,7 +45,8 @@ double percentile(std::vector<double> v, double q) {
   return v[std::min(v.size() - 1, static_cast<std::size_t>(q * static_cast<double>(v.size() - 1) + 0.5))];
 }
 
-void frames(benchmark::State& state, bool viscoelastic, int substeps = 0) {
+void frames(benchmark::State& state, bool viscoelastic, int substeps = 0, int velocity_sweeps = -1,
+            bool no_slip = true) {
   const int wanted = static_cast<int>(state.range(0));
   const auto lib = MaterialLibrary::load(SONOFLOW_MATERIALS_DIR);
   if (!lib) {
@@ -58,9 +62,11 @@ void frames(benchmark::State& state, bool viscoelastic, int substeps = 0) {
   c.domain_min = {-half - 0.05f, -half - 0.05f, floor_z - 0.03f};
   c.domain_max = {half + 0.05f, half + 0.05f, floor_z + 0.25f};
   c.profile = std::getenv("SONOFLOW_FLUID_PROFILE") != nullptr;
+  c.hand.viscous_coupling = no_slip;
   if (viscoelastic) {
     c.material = *lib->find("honey");
     if (substeps > 0) c.material.substeps = substeps;
+    if (velocity_sweeps >= 0) c.material.velocity_iterations = velocity_sweeps;
   } else {
     c.material = *lib->find("water");
     c.material.substeps = 1;
@@ -98,6 +104,7 @@ void frames(benchmark::State& state, bool viscoelastic, int substeps = 0) {
   }
   if (c.profile) e.kernel_profile();
   std::vector<double> wall_ms;
+  double hand_force = 0;
   const double cpu0 = process_cpu_ms();
   for (auto _ : state) {
     const HandFrame now = hand(k++);
@@ -106,6 +113,8 @@ void frames(benchmark::State& state, bool viscoelastic, int substeps = 0) {
     const std::chrono::duration<double> dt = std::chrono::steady_clock::now() - t0;
     prev = now;
     wall_ms.push_back(1e3 * dt.count());
+    hand_force += std::sqrt(st.hand_force.x * st.hand_force.x + st.hand_force.y * st.hand_force.y +
+                            st.hand_force.z * st.hand_force.z);
     state.SetIterationTime(dt.count());
   }
   const double cpu = (process_cpu_ms() - cpu0) / static_cast<double>(wall_ms.size());
@@ -118,6 +127,7 @@ void frames(benchmark::State& state, bool viscoelastic, int substeps = 0) {
   state.counters["particles"] = st.particles;
   state.counters["process_cpu_ms"] = cpu;
   state.counters["contact_samples"] = st.contact_samples;
+  state.counters["hand_force_N"] = hand_force / static_cast<double>(wall_ms.size());
   if (c.profile) {
     auto profile = e.kernel_profile();
     std::sort(profile.begin(), profile.end(), [](const auto& a, const auto& b) { return a.ms > b.ms; });
@@ -132,11 +142,19 @@ void frames(benchmark::State& state, bool viscoelastic, int substeps = 0) {
 void water(benchmark::State& state) { frames(state, false); }
 void honey(benchmark::State& state) { frames(state, true); }
 void honey_one_substep(benchmark::State& state) { frames(state, true, 1); }
+void honey_slip(benchmark::State& state) { frames(state, true, 0, -1, false); }
+void honey_schedule(benchmark::State& state) {
+  frames(state, true, static_cast<int>(state.range(1)), static_cast<int>(state.range(2)));
+}
 
 }  // namespace
 
-BENCHMARK(water)->Arg(2000)->Arg(5000)->Arg(10000)->Arg(20000)->Iterations(180)->UseManualTime()->Unit(benchmark::kMillisecond);
-BENCHMARK(honey_one_substep)->Arg(2000)->Arg(5000)->Arg(10000)->Iterations(90)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(water)->Arg(2000)->Arg(5000)->Arg(8000)->Arg(10000)->Arg(12000)->Arg(14000)->Arg(20000)->Iterations(180)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(honey_one_substep)->Arg(1500)->Arg(2000)->Arg(5000)->Arg(10000)->Iterations(90)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(honey_slip)->Arg(2000)->Arg(5000)->Iterations(45)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(honey_schedule)
+    ->ArgsProduct({{1000, 2000, 3000, 5000}, {3, 2}, {8, 4}})
+    ->Iterations(45)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(honey)->Arg(1000)->Arg(2000)->Arg(5000)->Arg(10000)->Arg(20000)->Iterations(45)->UseManualTime()->Unit(benchmark::kMillisecond);
 
 BENCHMARK_MAIN();

@@ -55,7 +55,7 @@ struct Config {
     std::string material = "honey";   // a preset in config/materials/
     double tau_s = 0.0;               // conformation relaxation time
     double alpha = 0.005;             // elastic/plastic blend
-    int substeps = 3;
+    int substeps = 2;
     int max_particles = 5000;
     std::string engine = "opencl";    // opencl | standin (a particle-free palm-drag model)
     std::string device;               // OpenCL device name substring; empty: any (GPU first)
@@ -113,6 +113,17 @@ struct Config {
   // A hand-held tool in the fluid whose force a force-feedback device renders (issue 7): the
   // device, the tool's shape, the servo's limits. Restart keys.
   force_feedback::ForceFeedbackSettings force_feedback;
+
+  // The scene snapshot for live viewers (daemon/scene/) and sonoflow-view's own settings.
+  struct View {
+    bool export_scene = true;         // publish the scene snapshot
+    std::string scene_path;           // empty: "scene" beside status.path
+    double scene_rate_hz = 30;        // publications per second of the fluid and haptic sections
+    int max_particles = 4096;         // particles shown (every k-th when there are more)
+    int max_samples = 1024;           // contact / target samples shown
+    int port = 8470;                  // sonoflow-view's HTTP port
+    std::string bind = "127.0.0.1";   // sonoflow-view's address (anything else is warned about)
+  } view;
 
   // The smoke medium's grid, schemes, jets and plumes: the [smoke] table, read and validated by
   // kernels/smoke/smoke_toml.hpp (it has arrays of tables, so it is not in the flat key schema).

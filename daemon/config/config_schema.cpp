@@ -82,8 +82,8 @@ std::vector<KeyInfo> config_keys(Config& c) {
                    "viscoelastic relaxation time tau (0 = purely viscous)"));
   k.push_back(real("fluid.alpha", &c.fluid.alpha, 0, 1, "", live,
                    "elastic/plastic blend alpha"));
-  k.push_back(integer("fluid.substeps", &c.fluid.substeps, 1, 32, "", restart,
-                      "solver substeps per fluid frame"));
+  k.push_back(integer("fluid.substeps", &c.fluid.substeps, 0, 32, "", restart,
+                      "solver substeps per fluid frame for every preset; 0 = each preset's own"));
   k.push_back(integer("fluid.max_particles", &c.fluid.max_particles, 64, 1'000'000, "", restart,
                       "particle buffer capacity"));
   k.push_back(choice("fluid.engine", &c.fluid.engine, {"opencl", "standin"}, restart,
@@ -154,6 +154,21 @@ std::vector<KeyInfo> config_keys(Config& c) {
 
   k.push_back(text("scene.file", &c.scene.file, live,
                    "scene to load at start (config/scenes/*.toml); empty = none"));
+
+  k.push_back(boolean("view.export_scene", &c.view.export_scene, restart,
+                      "publish the scene snapshot live viewers read (sonoflow-view)"));
+  k.push_back(text("view.scene_path", &c.view.scene_path, restart,
+                   "shared-memory scene snapshot (mode 0640); empty = 'scene' beside status.path"));
+  k.push_back(real("view.scene_rate_hz", &c.view.scene_rate_hz, 1, 120, "Hz", restart,
+                   "how often the fluid and haptic threads publish the scene"));
+  k.push_back(integer("view.max_particles", &c.view.max_particles, 16, 1'000'000, "", restart,
+                      "most particles in the scene (every k-th particle when there are more)"));
+  k.push_back(integer("view.max_samples", &c.view.max_samples, 16, 4096, "", restart,
+                      "most contact and target samples in the scene"));
+  k.push_back(integer("view.port", &c.view.port, 1, 65535, "", restart,
+                      "sonoflow-view's HTTP port"));
+  k.push_back(text("view.bind", &c.view.bind, restart,
+                   "sonoflow-view's listening address; anything but loopback is warned about"));
   return k;
 }
 

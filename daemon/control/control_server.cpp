@@ -207,8 +207,14 @@ std::string ControlServer::respond(const std::string& request, const PeerCredent
 
   // Read-only verbs.
   if (verb == "ping") return ok_reply("pong");
+  if (verb == "access") {  // what this peer may do (sonoflow-view shows its controls by it)
+    Json j;
+    j.open('{').field("ok", true).field("read", peer.may_read).field("write", peer.may_write)
+        .field("uid", static_cast<std::uint32_t>(peer.uid)).close('}');
+    return j.str();
+  }
   if (verb == "help") {
-    return ok_reply("verbs: status, get KEY, config, ping | set KEY VALUE, mode am|stm|off, "
+    return ok_reply("verbs: status, get KEY, config, ping, access | set KEY VALUE, mode am|stm|off, "
                     "material NAME, tau SECONDS, alpha VALUE, scene FILE, record start|stop, reload");
   }
   if (verb == "status") {

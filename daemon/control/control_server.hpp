@@ -6,7 +6,7 @@
 // a crash.
 //
 // Who may do what is decided per request from the peer's SO_PEERCRED credentials: reading
-// (status, get, config, ping) needs root, the daemon's own user, or membership of
+// (status, get, config, ping, access) needs root, the daemon's own user, or membership of
 // control.group or control.admin_group; changing anything (set, mode, material, tau, alpha,
 // scene, record, reload) needs root, the daemon's user, or control.admin_group.
 //

@@ -41,6 +41,10 @@ void FluidStage::tick(const rt::LoopTick&) noexcept {
     force.time_ns = clock_.now_ns();
     links_.tool_force_to_servo.publish();
   }
+  // The published slot is only read from here on (by the haptic thread too), never written.
+  if (scene_ != nullptr) {
+    scene_->after_frame(clock_.now_ns(), model_, newest_, field, settings_.material.data(), frames_, particles_);
+  }
 }
 
 void FluidStage::publish(status::StatusRegion& region, std::int64_t) noexcept {

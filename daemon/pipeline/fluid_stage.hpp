@@ -7,6 +7,7 @@
 // records and the trace name each field unambiguously.
 #include "daemon/pipeline/interfaces.hpp"
 #include "daemon/pipeline/links.hpp"
+#include "daemon/pipeline/scene_export.hpp"
 #include "daemon/pipeline/stage.hpp"
 #include "rt/clock.hpp"
 #include "rt/histogram.hpp"
@@ -25,6 +26,8 @@ class FluidStage final : public Stage {
   void publish(status::StatusRegion& region, std::int64_t now_ns) noexcept override;
 
   std::uint64_t frames() const noexcept { return frames_; }
+  // Before the thread starts: publish the scene for viewers after each frame (null: don't).
+  void set_scene_export(FluidSceneExport* scene) noexcept { scene_ = scene; }
 
  private:
   FluidModel& model_;
@@ -38,6 +41,7 @@ class FluidStage final : public Stage {
   std::uint32_t particles_ = 0, samples_ = 0;
   FluidStepInfo last_{};  // the medium's figures of the newest frame
   rt::LatencyHistogram step_time_;
+  FluidSceneExport* scene_ = nullptr;
 };
 
 }  // namespace sonoflow::daemon

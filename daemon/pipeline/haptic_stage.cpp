@@ -47,6 +47,11 @@ void HapticStage::tick(const rt::LoopTick& tick) noexcept {
   focal_points_ = block_.samples[kSamplesPerBlock - 1].count;
   const bool queued = links_.blocks_to_stream.push(block_);
   if (stopping && safety_.silent()) faded_out_.store(true, std::memory_order_release);
+  if (scene_ != nullptr) {
+    scene_->record(block_);
+    scene_->after_tick(tick.deadline_ns, renderer_, block_, hand,
+                       field_arrival_ns_ >= 0 ? &links_.field_to_haptic.read_slot() : nullptr, blocks_);
+  }
 
   const bool recording = links_.recording.load(std::memory_order_relaxed);
   if (recording && !was_recording_) settings_recorded_ = 0;  // a new trace: settings again

@@ -13,6 +13,7 @@
 #include "daemon/pipeline/interfaces.hpp"
 #include "daemon/pipeline/links.hpp"
 #include "daemon/pipeline/output_safety.hpp"
+#include "daemon/pipeline/scene_export.hpp"
 #include "daemon/pipeline/stage.hpp"
 #include "rt/clock.hpp"
 #include "rt/histogram.hpp"
@@ -42,6 +43,8 @@ class HapticStage final : public Stage {
   bool faded_out() const noexcept { return faded_out_.load(std::memory_order_acquire); }
   std::uint64_t blocks() const noexcept { return blocks_; }
   std::uint64_t settings_generation() const noexcept { return settings_generation_; }
+  // Before the thread starts: publish the scene for viewers (null: don't).
+  void set_scene_export(HapticSceneExport* scene) noexcept { scene_ = scene; }
 
  private:
   HapticRenderer& renderer_;
@@ -62,6 +65,7 @@ class HapticStage final : public Stage {
   rt::LatencyHistogram solve_time_;
   std::atomic<bool> stopping_{false};
   std::atomic<bool> faded_out_{false};
+  HapticSceneExport* scene_ = nullptr;
 };
 
 }  // namespace sonoflow::daemon

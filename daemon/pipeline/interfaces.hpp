@@ -8,8 +8,10 @@
 // which implementation it drives.
 #include <array>
 #include <cstdint>
+#include <span>
 #include <string_view>
 
+#include "daemon/scene/scene_layout.hpp"
 #include "kernels/types/contact_field.hpp"
 #include "kernels/types/focal_plan.hpp"
 #include "kernels/types/hand_pose.hpp"
@@ -72,6 +74,34 @@ class FluidModel {
     (void)out;
     return false;
   }
+
+  // For the scene export (live viewers), on the fluid thread a few times a second between
+  // frames: up to out.size() particles (every k-th), coloured as `colour_by` says; returns how
+  // many it wrote. Default: none (a model without particles).
+  virtual std::uint32_t view_particles(std::span<scene::SceneParticle> out,
+                                       scene::ColourBy& colour_by) noexcept {
+    (void)out;
+    colour_by = scene::ColourBy::Material;
+    return 0;
+  }
+  // The container walls, for the same export; returns how many it wrote. Default: none.
+  virtual std::uint32_t view_container(std::span<scene::SceneShape> out) const noexcept {
+    (void)out;
+    return 0;
+  }
+};
+
+// What a renderer aims at, for live viewers: the model its output is judged by (thesis Eq. 4.1
+// and 5.1), so a viewer can draw the pressure it reconstructs on the hand.
+struct RendererView {
+  HapticMode mode = HapticMode::Silent;
+  float sigma_m = 0;                // focal fall-off phi(d) = exp(-d^2 / (2 sigma^2))
+  float gamma = 0;                  // STM: rendered intensity gamma p* (0 for AM)
+  std::uint32_t focus_count = 0;    // AM: the optimiser's foci, value = p_i (Pa)
+  std::array<scene::SceneFocus, kMaxFoci> foci{};
+  std::uint32_t path_count = 0;     // STM: the playing plan's loops in the array frame now,
+  std::array<std::uint32_t, scene::kMaxPaths> path_vertices{};  // value = p* (Pa)
+  std::array<scene::SceneFocus, scene::kMaxPaths * scene::kMaxPathVertices> paths{};
 };
 
 // Haptic side, called by the 1 kHz haptic thread. Real-time safe.
@@ -86,6 +116,8 @@ class HapticRenderer {
                       FocalBlock& out) noexcept = 0;
   virtual void set_mode(HapticMode mode, double am_frequency_hz, int max_foci,
                         double stm_speed_m_s) noexcept = 0;
+  // For live viewers (a few times a second, haptic thread). Real-time safe. Default: nothing.
+  virtual void describe(RendererView& out) const noexcept { out.focus_count = out.path_count = 0; }
 };
 
 // What the stream thread knows about the array after its latest STATUS.

@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "daemon/scene/particle_colour.hpp"
 #include "kernels/fluid/material.hpp"
 
 namespace sonoflow::daemon {
@@ -50,6 +51,11 @@ std::unique_ptr<KernelFluid> KernelFluid::create(const Config& config, const std
                                                  std::string& error) {
   std::unique_ptr<KernelFluid> f(new KernelFluid());
   f->presets_ = load_presets(materials_dir, f->notes_);
+  // fluid.substeps > 0 replaces every preset's own schedule (the thesis' 3 substeps for the
+  // viscoelastic presets need a GPU; one holds 90 Hz on a small CPU, bench/RESULTS.md).
+  if (config.fluid.substeps > 0) {
+    for (auto& [name, material] : f->presets_) material.substeps = config.fluid.substeps;
+  }
   fluid::FluidConfig fc;
   fc.device.device = config.fluid.device;
   fc.max_particles = config.fluid.max_particles;
@@ -80,7 +86,9 @@ std::unique_ptr<KernelFluid> KernelFluid::create(const Config& config, const std
     return nullptr;
   }
   f->engine_ = std::move(*engine);
-  if (auto failed = f->engine_->load_scene(default_pool_scene())) {
+  f->scene_ = default_pool_scene();
+  f->display_.resize(static_cast<std::size_t>(config.view.max_particles));
+  if (auto failed = f->engine_->load_scene(f->scene_)) {
     error = "fluid scene: " + failed->message;
     return nullptr;
   }
@@ -120,11 +128,48 @@ bool KernelFluid::tool_force(ToolForceSample& out) noexcept {
   return true;
 }
 
+std::uint32_t KernelFluid::view_particles(std::span<scene::SceneParticle> out,
+                                          scene::ColourBy& colour_by) noexcept {
+  const fluid::Material& material = engine_->material();
+  const bool phases = material.media.phases.count > 0;
+  const bool heat = material.media.thermal.enabled;
+  colour_by = heat ? scene::ColourBy::Temperature : phases ? scene::ColourBy::Fraction : scene::ColourBy::Material;
+  const scene::Rgb8 plain = scene::material_colour(material_);
+  const std::size_t wanted = std::min(out.size(), display_.size());
+  const int n = engine_->read_display(std::span(display_).first(wanted));
+  for (int i = 0; i < n; ++i) {
+    const fluid::DisplayParticle& d = display_[static_cast<std::size_t>(i)];
+    const scene::Rgb8 rgb = heat ? scene::temperature_colour(d.temperature, material.media.thermal.solidus,
+                                                             material.media.thermal.liquidus)
+                            : phases ? scene::srgb_from_linear(d.colour)
+                                     : plain;
+    out[static_cast<std::size_t>(i)] = {d.position.x, d.position.y, d.position.z, rgb[0], rgb[1], rgb[2],
+                                        static_cast<std::uint8_t>(d.solid ? 1 : 0)};
+  }
+  return static_cast<std::uint32_t>(n);
+}
+
+std::uint32_t KernelFluid::view_container(std::span<scene::SceneShape> out) const noexcept {
+  std::uint32_t n = 0;
+  for (const fluid::Shape& shape : scene_.shapes) {
+    if (n >= out.size()) break;
+    scene::SceneShape& s = out[n++];
+    s.kind = static_cast<std::uint32_t>(shape.kind);
+    s.a[0] = shape.point.x, s.a[1] = shape.point.y, s.a[2] = shape.point.z;
+    s.b[0] = shape.normal.x, s.b[1] = shape.normal.y, s.b[2] = shape.normal.z;
+    s.angle = shape.angle;
+    s.radius = shape.radius;
+    s.thickness = shape.thickness;
+  }
+  return n;
+}
+
 std::string KernelFluid::describe() const {
   std::string s = "fluid engine on " + engine_->device_name() + ": " +
                   std::to_string(engine_->particle_count()) + " particles of " +
                   std::string(engine_->material().name) + " (" +
-                  std::string(fluid::to_string(engine_->material().model)) + ")";
+                  std::string(fluid::to_string(engine_->material().model)) + ", " +
+                  std::to_string(engine_->material().substeps) + " substep(s) per frame)";
   const fluid::ToolSpec& tool = engine_->config().tool;
   if (tool.kind != fluid::ToolKind::None) {
     s += tool.kind == fluid::ToolKind::Rod ? ", a rod" : ", a ladle";

@@ -11,6 +11,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "daemon/config/config.hpp"
 #include "daemon/pipeline/interfaces.hpp"
@@ -35,9 +36,13 @@ class KernelFluid final : public FluidModel {
   // With force_feedback.enabled the engine carries the tool (a rod or ladle as ghost particles).
   void set_tool_pose(const ToolPoseSample& pose) noexcept override;
   bool tool_force(ToolForceSample& out) noexcept override;
+  std::uint32_t view_particles(std::span<scene::SceneParticle> out,
+                               scene::ColourBy& colour_by) noexcept override;
+  std::uint32_t view_container(std::span<scene::SceneShape> out) const noexcept override;
 
   std::string describe() const;
   const fluid::FluidStats& last_stats() const noexcept { return stats_; }
+  const fluid::Material& material() const noexcept { return engine_->material(); }
 
  private:
   KernelFluid() = default;
@@ -49,6 +54,8 @@ class KernelFluid final : public FluidModel {
   bool has_tool_ = false;
   fluid::FluidStats stats_{};
   std::string notes_;
+  fluid::Scene scene_;                          // the container the viewer draws
+  std::vector<fluid::DisplayParticle> display_; // view_particles staging, sized at create
 };
 
 }  // namespace sonoflow::daemon

@@ -1,5 +1,7 @@
 #include "daemon/pipeline/kernel_renderer.hpp"
 
+#include <algorithm>
+
 namespace sonoflow::daemon {
 namespace {
 
@@ -65,6 +67,39 @@ void KernelRenderer::render(const ContactField* field, const HandFrame& pose,
       out.mode = HapticMode::Silent;
       for (auto& s : out.samples) s.count = 0;
       break;
+  }
+}
+
+void KernelRenderer::describe(RendererView& out) const noexcept {
+  out.mode = mode_;
+  out.focus_count = 0;
+  out.path_count = 0;
+  out.gamma = 0;
+  if (mode_ == HapticMode::AM) {
+    const haptics::FocalSet& set = am_.last_solution();
+    out.sigma_m = am_.config().optimizer.sigma_m;
+    for (int i = 0; i < set.count && i < kMaxFoci; ++i) {
+      const auto& p = set.points[static_cast<std::size_t>(i)];
+      out.foci[out.focus_count++] = {p.position.x(), p.position.y(), p.position.z(), p.pressure};
+    }
+  } else if (mode_ == HapticMode::STM) {
+    const auto& player = stm_.player();
+    out.sigma_m = stm_.config().planner.sigma_m;
+    out.gamma = stm_.config().player.gamma;
+    if (!player.playing()) return;
+    const haptics::stm::StmPlan& plan = player.current();
+    const haptics::RigidMotion& motion = player.motion();
+    for (int p = 0; p < plan.path_count && p < scene::kMaxPaths; ++p) {
+      const auto& path = plan.paths[static_cast<std::size_t>(p)];
+      const int n = std::min(path.count, scene::kMaxPathVertices);
+      for (int v = 0; v < n; ++v) {
+        const Eigen::Vector3f x = motion.apply(path.vertex[static_cast<std::size_t>(v)]);
+        out.paths[static_cast<std::size_t>(p * scene::kMaxPathVertices + v)] =
+            {x.x(), x.y(), x.z(), path.pressure[static_cast<std::size_t>(v)]};
+      }
+      out.path_vertices[static_cast<std::size_t>(p)] = static_cast<std::uint32_t>(n);
+      ++out.path_count;
+    }
   }
 }
 

@@ -26,6 +26,7 @@ class KernelRenderer final : public HapticRenderer {
               FocalBlock& out) noexcept override;
   void set_mode(HapticMode mode, double am_frequency_hz, int max_foci,
                 double stm_speed_m_s) noexcept override;
+  void describe(RendererView& out) const noexcept override;
 
  private:
   HapticMode mode_;

@@ -110,6 +110,13 @@ Pipeline::~Pipeline() {
   if (parts_.force != nullptr) parts_.force->release();
 }
 
+void Pipeline::set_scene_export(scene::SceneWriter& writer) {
+  fluid_scene_ = std::make_unique<FluidSceneExport>(writer);
+  haptic_scene_ = std::make_unique<HapticSceneExport>(writer);
+  fluid_->set_scene_export(fluid_scene_.get());
+  haptic_->set_scene_export(haptic_scene_.get());
+}
+
 void Pipeline::publish_loop(Slot& slot, std::int64_t now) noexcept {
   if (status_ == nullptr) return;
   const rt::LoopStats stats = slot.loop->stats();

@@ -65,6 +65,9 @@ class Pipeline {
   // Virtual runs: called before every stage tick, e.g. to pump in-process device transports
   // (which have no service threads of their own then).
   void set_virtual_pump(std::function<void()> pump) { virtual_pump_ = std::move(pump); }
+  // Before starting: the fluid and haptic threads publish the scene for live viewers into
+  // `writer` (daemon/scene/) at its rate. Allocates the exports' staging here.
+  void set_scene_export(scene::SceneWriter& writer);
 
   // Fades to silence and stops in order. Threads: waits up to timeout_ns of real time.
   // Virtual: advances the virtual clock up to timeout_ns. True when the fade completed.
@@ -144,6 +147,8 @@ class Pipeline {
   std::unique_ptr<ForceStage> force_;
   std::array<Slot, kMaxStages> slots_;
   int stage_count_ = 4;
+  std::unique_ptr<FluidSceneExport> fluid_scene_;
+  std::unique_ptr<HapticSceneExport> haptic_scene_;
   std::vector<OtherThread> other_threads_;
   std::int64_t publish_period_ns_;
   std::int64_t start_ns_ = 0;

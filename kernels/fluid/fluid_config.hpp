@@ -77,8 +77,9 @@ struct HandCoupling {
   float ghost_spacing = 0.0f;       // m between ghosts on a capsule surface (0: particle spacing)
   float contact_radius = 0.0f;      // m, one-sided fluid-ghost distance R (0: 0.5 x spacing)
   bool density_coupling = true;     // ghosts add boundary density (Akinci 2012) to the fluid
-  bool viscous_coupling = false;    // ghosts take part in the conformation constraints (no-slip
-                                    // hand; with alpha = 0 stiff enough to destabilise)
+  bool viscous_coupling = true;     // ghosts take part in the conformation constraints of
+                                    // viscoelastic materials (a no-slip hand; not for elastic
+                                    // solids, tau > 0 with alpha = 0)
   Vec3f array_position{0, 0, 0};    // ghosts whose normal faces this point give samples
   float teleport_distance = 0.15f;  // m; a joint jumping farther between frames is re-placed,
                                     // not swept through the fluid

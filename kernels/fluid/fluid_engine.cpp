@@ -105,6 +105,8 @@ struct FluidEngine::Impl {
   std::vector<std::uint32_t> dead_ids;
   std::vector<float> stats_host;
   std::vector<Float4> impulse_host;
+  std::vector<Float4> display_x, display_phase, display_heat;  // read_display
+  std::vector<std::uint32_t> display_flags;
 
   Impl(const FluidConfig& c)
       : cfg(c),
@@ -210,9 +212,15 @@ void FluidEngine::Impl::fill_params(double frame_dt) {
   p.hand_friction = m.hand_friction;
   p.contact_radius = cfg.hand.contact_radius > 0 ? cfg.hand.contact_radius : 0.5f * d;
   p.density_coupling = cfg.hand.density_coupling ? 1 : 0;
-  p.ghost_viscosity = cfg.hand.viscous_coupling ? 1 : 0;
+  // The no-slip hand (ghosts inside the conformation constraints) for viscoelastic materials,
+  // except elastic solids (tau > 0 with alpha = 0: frozen ice cream, thick cream), which a hand
+  // sweeping at 10 m/s winds up into a state they never leave (measured; contact and hand
+  // friction still hold them).
+  const bool elastic_solid = m.tau > 0 && m.alpha <= 0;
+  s.ghost_viscosity =
+      cfg.hand.viscous_coupling && m.model == MaterialModel::Viscoelastic && !elastic_solid;
+  p.ghost_viscosity = s.ghost_viscosity ? 1 : 0;
   p.conformation_yield = m.yield;
-  s.ghost_viscosity = cfg.hand.viscous_coupling;
   const float br = m.bond_radius * h;
   p.bond_radius2 = br * br;
   p.bond_on_speed = m.bond_on_speed;
@@ -309,6 +317,10 @@ Status FluidEngine::Impl::allocate() {
   dead_ids.resize(cap);
   stats_host.resize(kStatLanes * kStatWords);
   impulse_host.resize(gcap);
+  display_x.resize(cap);
+  display_phase.resize(cap);
+  display_heat.resize(cap);
+  display_flags.resize(cap);
   return std::nullopt;
 }
 
@@ -962,6 +974,39 @@ void FluidEngine::read_particles(ParticleSnapshot& out) {
       out.solid.push_back((flags[i] & 8u) != 0);
     }
   }
+}
+
+int FluidEngine::read_display(std::span<DisplayParticle> out) {
+  Impl& m = *impl_;
+  const auto n = static_cast<std::size_t>(std::max(m.s.n, 0));
+  if (n == 0 || out.empty()) return 0;
+  cl::CommandQueue& q = m.rt->queue();
+  const bool media = m.s.media_fields;
+  if (q.enqueueReadBuffer(m.s.x.a, CL_TRUE, 0, n * 16, m.display_x.data()) != CL_SUCCESS ||
+      q.enqueueReadBuffer(m.s.flags.a, CL_TRUE, 0, n * 4, m.display_flags.data()) != CL_SUCCESS ||
+      (media && (q.enqueueReadBuffer(m.s.phase.a, CL_TRUE, 0, n * 16, m.display_phase.data()) != CL_SUCCESS ||
+                 q.enqueueReadBuffer(m.s.heat.a, CL_TRUE, 0, n * 16, m.display_heat.data()) != CL_SUCCESS))) {
+    return 0;
+  }
+  const std::size_t stride = (n + out.size() - 1) / out.size();
+  const MultiphaseSpec& ph = m.material.media.phases;
+  std::size_t written = 0;
+  for (std::size_t i = 0; i < n && written < out.size(); i += stride) {
+    if (m.display_flags[i] & 1u) continue;  // removed, not yet compacted
+    DisplayParticle& d = out[written++];
+    d.position = {m.display_x[i].x, m.display_x[i].y, m.display_x[i].z};
+    d.colour = {0, 0, 0};
+    d.temperature = 0;
+    d.solid = (m.display_flags[i] & 8u) != 0;
+    if (media) {
+      const Float4& f = m.display_phase[i];
+      const float a[kMaxPhases] = {f.x, f.y, f.z, f.w};
+      for (int k = 0; k < ph.count && k < kMaxPhases; ++k)
+        for (std::size_t c = 0; c < 3; ++c) d.colour[c] += a[k] * ph.phases[static_cast<std::size_t>(k)].colour[c];
+      d.temperature = m.display_heat[i].y;
+    }
+  }
+  return static_cast<int>(written);
 }
 
 void FluidEngine::set_heat_source(const HeatSource& source) { impl_->media->set_heat_source(source); }

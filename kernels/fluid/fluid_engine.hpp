@@ -76,6 +76,15 @@ struct ParticleSnapshot {
   std::vector<bool> solid;             // frozen below the solidus
 };
 
+// One particle as a live view draws it (read_display): where it is and what its colour is made
+// from.
+struct DisplayParticle {
+  Vec3f position;
+  std::array<float, 3> colour{};  // fraction-weighted liquid colour (materials with [phases])
+  float temperature = 0;          // K (materials with [thermal]); 0 otherwise
+  bool solid = false;             // frozen below the solidus
+};
+
 class FluidEngine {
  public:
   static Expected<std::unique_ptr<FluidEngine>> create(const FluidConfig& config);
@@ -122,6 +131,11 @@ class FluidEngine {
   std::string device_name() const;
 
   void read_particles(ParticleSnapshot& out);
+  // For live views (the daemon's scene export, a few times a second on the fluid thread, between
+  // frames): every k-th live particle, k = ceil(particles / out.size()), in device order (not by
+  // id). Returns how many it wrote. Does not allocate (its host staging is sized at create);
+  // blocks for its own read-back.
+  int read_display(std::span<DisplayParticle> out);
 
   // Diagnostics for tests (allocate, block):
   // The smoothing kernel as the device evaluates it at offsets r = x_i - x_j.

@@ -6,7 +6,8 @@ build=$1
 prefix=$(mktemp -d)
 trap 'rm -rf "$prefix"' EXIT
 cmake --install "$build" --prefix "$prefix" >/dev/null
-for f in sbin/sonoflowd bin/sonoflowctl bin/sonoflow-top share/sonoflow/sonoflow.toml \
+for f in sbin/sonoflowd bin/sonoflowctl bin/sonoflow-top bin/sonoflow-view share/sonoflow/view/index.html \
+         share/sonoflow/view/vendor/three.module.js share/sonoflow/sonoflow.toml \
          share/sonoflow/scenes/stir-honey.toml lib/systemd/system/sonoflow.service \
          lib/sysusers.d/sonoflow.conf lib/tmpfiles.d/sonoflow.conf; do
   [ -e "$prefix/$f" ] || { echo "missing after install: $f"; exit 1; }

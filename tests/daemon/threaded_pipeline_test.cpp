@@ -14,6 +14,7 @@
 
 #include "daemon/pipeline/pipeline.hpp"
 #include "daemon/recorder/recorder.hpp"
+#include "daemon/scene/scene_file.hpp"
 #include "daemon/pipeline/kernel_renderer.hpp"
 #include "daemon/standins/emulated_array.hpp"
 #include "daemon/standins/palm_drag_field.hpp"
@@ -47,16 +48,27 @@ TEST(ThreadedPipeline, RunsWithMonitorSupervisorAndRecorderThenStopsSilent) {
   auto region = std::make_unique<status::StatusRegion>();
   Pipeline pipeline(config, clock, PipelineParts{hand, fluid, renderer, array, &device}, region.get());
   Recorder recorder(config, pipeline.links(), clock, region.get());
+  // The scene export for viewers, read by the monitor thread as sonoflow-view would.
+  std::string error;
+  const std::string scene_path = ::testing::TempDir() + "threaded-scene" + std::to_string(getpid());
+  auto scene = scene::SceneWriter::create(scene_path, {}, clock.now_ns(), error);
+  ASSERT_TRUE(scene) << error;
+  auto scene_reader = scene::SceneReader::attach(scene_path, error);
+  ASSERT_TRUE(scene_reader) << error;
+  pipeline.set_scene_export(*scene);
   pipeline.start_threads();
   recorder.set_origin(pipeline.start_ns());
   recorder.start_thread();
 
   std::atomic<bool> done{false};
-  std::atomic<std::uint64_t> consistent{0};
+  std::atomic<std::uint64_t> consistent{0}, scenes{0};
   std::thread monitor([&] {
+    scene::FluidScene fluid_scene;
+    scene::HapticScene haptic_scene;
     while (!done.load()) {
       const auto s = status::take_snapshot(*region);
       if (!s.torn) consistent.fetch_add(1);
+      if (scene_reader->read_fluid(fluid_scene) && scene_reader->read_haptic(haptic_scene)) scenes.fetch_add(1);
       std::this_thread::sleep_for(1ms);
     }
   });
@@ -81,6 +93,7 @@ TEST(ThreadedPipeline, RunsWithMonitorSupervisorAndRecorderThenStopsSilent) {
   EXPECT_GT(pipeline.stream().blocks_sent(), 100u);
   EXPECT_GT(pipeline.tracker().frames(), 10u);
   EXPECT_GT(consistent.load(), 10u);
+  EXPECT_GT(scenes.load(), 10u);
   array.status();
   EXPECT_EQ(array.output_intensity(), 0.0f);
   EXPECT_FALSE(array.status().armed);

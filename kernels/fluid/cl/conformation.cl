@@ -35,6 +35,16 @@ inline float particle_volume(float density, P_CONST P) {
 //                    C_i and of diag(J_i J_i^T) into `vconst`
 //   conf_vel_lambda  dlambda_i (3.11)              } x velocity_iterations
 //   conf_vel_apply   u_i += (beta / n_i) J^T dl  (3.12) }
+// With the hand coupled (viscous coupling), conf_vel_lambda also sums dlambda over the sweeps
+// (sum_mode 1: first sweep, 2: the others): the Jacobians are constant, so the ghosts' share of
+// all sweeps is one ghost_conf_reaction on that sum.
+// Both sweep kernels can mix their result with the iterate before last (Chebyshev
+// semi-iterative acceleration, Wang 2015): y_k+1 = w (y_jacobi - y_k-1) + y_k-1, with the
+// weights w of the host (w = 1 in the first sweep: plain Jacobi, history only). `chebyshev` = 0
+// keeps no history at all. Spray - particles with less than 40 % of a full neighbourhood - keeps
+// plain Jacobi: mixing its iterates too diverged after violent impacts (a honey block thrown at
+// 10 m/s against a wall stayed at the speed clamp), while a resting body's surface particles
+// still mix (without them a small viscous cube slumps).
 //
 // vconst layout (float16): s0..s5 K_i, the spin part of C_i / dt (below); s6..sb dt^2 diag of
 // J_i J_i^T; sc..se s_i = sum_j V_j grad W_ij (+ ghosts); sf beta dt / n_i.
@@ -127,6 +137,22 @@ __kernel void conf_vel_begin(int n, __global const float4* x, __global const flo
   spin[i] = (float4)(w, 0.0f);
 }
 
+// Viscous coupling (no-slip hand): within one substep the hand drags the fluid at most half a
+// kernel radius; a faster ghost drags as if it moved that far (like a CFL limit: beyond it the
+// constraint would pull particles past their whole neighbourhood and wind elastic materials up
+// faster than they can recover).
+inline float3 coupled_ghost_step(float3 d, P_CONST P) {
+  const float lim = 0.5f * P->h, len = length(d);
+  return len > lim ? d * (lim / len) : d;
+}
+inline float3 coupled_ghost_velocity(float3 v, P_CONST P) {
+  return coupled_ghost_step(v * P->dt, P) * P->inv_dt;
+}
+
+inline bool chebyshev_mixes(int i, __global const uint* ncount, float omega, P_CONST P) {
+  return omega != 1.0f && (float)ncount[i] >= 0.4f * P->rest_neighbours;
+}
+
 // With u_ji taken relative to the rigid spin (u_j - u_i + w_i x r_ij, r_ij = x_i - x_j) and
 // g_ij = V_j grad W_ij, the sum in C_i splits into a part that changes every sweep and parts
 // that do not:
@@ -185,7 +211,7 @@ __kernel void conf_vel_setup(int n, __global const float4* x, __global const uin
     const uint gi = NBR(gnbr, i, k, n, P->max_ghost_neighbours);
     const float3 r = xi - xg[gi].xyz;
     const float3 g = gvol[gi] * kernel_grad(r, dot(r, r), P);
-    kc += voigt_sym(vg[gi].xyz + cross(wi, r), g);
+    kc += voigt_sym(coupled_ghost_velocity(vg[gi].xyz, P) + cross(wi, r), g);
     s += g;
   }
   const float dt2 = P->dt * P->dt;
@@ -203,11 +229,14 @@ __kernel void conf_vel_lambda(int n, __global const float4* x, __global const fl
                               __global const uint* nbr, __global const uint* ncount,
                               __global const float2* pair,
                               __global const float16* vconst, P_CONST P,
-                              __global float8* lambda, __global float8* dlambda) {
+                              __global float8* lambda, __global float8* dlambda,
+                              __global float8* lambda_prev, int chebyshev, float omega,
+                              __global float8* dl_sum, int sum_mode) {
   const int i = get_global_id(0);
   if (i >= n) return;
   if (flags[i] & FLAG_DEAD) {
     dlambda[i] = (float8)(0.0f);
+    if (sum_mode) dl_sum[i] = (float8)(0.0f);
     return;
   }
   // Two sets of sums halve the dependency chains; padded entries have zero pair terms.
@@ -252,8 +281,14 @@ __kernel void conf_vel_lambda(int n, __global const float4* x, __global const fl
   const float8 l = lambda[i];
   float8 dl = (-c - at * l) / (diag + at + 1e-12f);
   dl.s67 = (float2)(0.0f);
-  lambda[i] = l + dl;
+  float8 next = l + dl;
+  if (chebyshev) {  // the multipliers enter the next sweep through the compliance term
+    if (chebyshev_mixes(i, ncount, omega, P)) next = omega * (next - lambda_prev[i]) + lambda_prev[i];
+    lambda_prev[i] = l;
+  }
+  lambda[i] = next;
   dlambda[i] = dl;
+  if (sum_mode) dl_sum[i] = sum_mode == 1 ? dl : dl_sum[i] + dl;
 }
 
 // sum_j A(grad W_ij)^T dl_j over i's fluid neighbours, grad W_ij = f_ij (x_i - x_j) with f_ij
@@ -306,7 +341,7 @@ __kernel void conf_vel_apply(int n, __global const float4* x, __global const flo
                              __global const uint* ncount, __global const float2* pair,
                              __global const float16* vconst,
                              __global const float* density, __global const float8* dlambda,
-                             P_CONST P) {
+                             P_CONST P, __global float4* v_prev, int chebyshev, float omega) {
   const int i = get_global_id(0);
   if (i >= n) return;
   if (flags[i] & FLAG_DEAD) {
@@ -317,29 +352,12 @@ __kernel void conf_vel_apply(int n, __global const float4* x, __global const flo
   const float16 vc = vconst[i];
   const float3 d = -voigt_sym_t(vc.scde, dlambda[i]) - particle_volume(density[i], P) * acc;
   const float3 u = v[i].xyz + vc.sf * d;
-  v_out[i] = (float4)(wall_velocity(x0[i].xyz + P->dt * u, u, P), 0.0f);
-}
-
-// Chebyshev semi-iterative acceleration of the velocity sweeps (Wang 2015):
-// u_k+1 = w (u_jacobi - u_k-1) + u_k-1, written over u_jacobi; prev holds u_k-1 on entry and
-// u_k on exit.
-__kernel void chebyshev_mix(int n, __global float4* u, __global float4* prev,
-                            __global const float4* cur, float w) {
-  const int i = get_global_id(0);
-  if (i >= n) return;
-  const float4 back = prev[i];
-  prev[i] = cur[i];
-  u[i] = w * (u[i] - back) + back;
-}
-
-// The same for the multipliers (they enter the next sweep through the compliance term).
-__kernel void chebyshev_mix8(int n, __global float8* l, __global float8* prev,
-                             __global const float8* cur, float w) {
-  const int i = get_global_id(0);
-  if (i >= n) return;
-  const float8 back = prev[i];
-  prev[i] = cur[i];
-  l[i] = w * (l[i] - back) + back;
+  float4 next = (float4)(wall_velocity(x0[i].xyz + P->dt * u, u, P), 0.0f);
+  if (chebyshev) {  // the same weights as the multipliers
+    if (chebyshev_mixes(i, ncount, omega, P)) next = omega * (next - v_prev[i]) + v_prev[i];
+    v_prev[i] = v[i];
+  }
+  v_out[i] = next;
 }
 
 // x** = x* + dt (u** - u*) = x0 + dt u**.
@@ -452,7 +470,7 @@ __kernel void conf_pos_sums(int n, int plane, __global const float4* x,
   for (uint k = 0; k < gc; ++k) {
     const uint gi = NBR(gnbr, i, k, n, P->max_ghost_neighbours);
     const float3 p = xg[gi].xyz - xi;
-    const float3 p0 = xg0[gi].xyz - x0i;
+    const float3 p0 = xg[gi].xyz - coupled_ghost_step(xg[gi].xyz - xg0[gi].xyz, P) - x0i;
     const float3 g = gvol[gi] * kernel_grad(-p, dot(p, p), P);
     sxx += p.x * g.x;
     syy += p.y * g.y;
@@ -609,7 +627,7 @@ __kernel void conf_pos_solve(int n, int plane, __global const uint* flags,
 #undef STORE_LANE
 }
 
-// x_i += (beta / n_i) sum_j J~_ji^T dl_j (3.18) with the pair terms of conf_pos_lambda (same
+// x_i += (beta / n_i) sum_j J~_ji^T dl_j (3.18) with the pair terms of conf_pos_sums (same
 // positions): -A(s_i)^T dl_i - V_i sum_j A(grad W_ij)^T dl_j, as in conf_vel_apply. Then the
 // walls and their friction.
 __kernel void conf_pos_apply(int n, __global const float4* x, __global float4* x_out,

@@ -92,8 +92,9 @@ __kernel void pbf_lambda(int n, __global const float4* x, __global const uint* f
 }
 
 // Applies the density correction, then the one-sided contact with the nearest hand ghost
-// (|x - g| >= R) and the walls. Writes the new positions to x_out (Jacobi). The displacement
-// the contact caused, and which ghost caused it, go to ghost_contact for the hand's reaction.
+// (|x - g| >= R, with Coulomb friction against the ghost's motion) and the walls. Writes the
+// new positions to x_out (Jacobi). The displacement the contact caused, and which ghost caused
+// it, go to ghost_contact for the hand's reaction.
 __kernel void pbf_apply(int n, __global const float4* x, __global float4* x_out,
                         __global const uint* flags, __global const uint* nbr,
                         __global const uint* ncount, __global const uint* gnbr,
@@ -102,7 +103,7 @@ __kernel void pbf_apply(int n, __global const float4* x, __global float4* x_out,
                         __global const float* lambda, __global const float2* pair,
                         P_CONST P, __global float4* contact, __global float4* ghost_contact,
                         __global const float4* anchor, __global const float4* x0,
-                        __global const float2* weight) {
+                        __global const float2* weight, __global const float4* xg0) {
   const int i = get_global_id(0);
   if (i >= n) return;
   const float wi = weight[i].x;
@@ -173,8 +174,19 @@ __kernel void pbf_apply(int n, __global const float4* x, __global float4* x_out,
     const float3 r = p - xg[hit].xyz;
     const float d = sqrt(best);
     const float3 dir = d > 1e-6f * rr ? r / d : gnormal[hit].xyz;
-    const float3 corr = (rr - d) * dir;
+    float3 corr = (rr - d) * dir;
     p += corr;
+    // Coulomb friction with the hand: the particle's motion relative to the ghost over the
+    // substep loses its tangential part, up to mu times the push.
+    if (P->hand_friction > 0.0f) {
+      const float3 rel = (p - x0[i].xyz) - (xg[hit].xyz - xg0[hit].xyz);
+      const float3 t = rel - dot(rel, dir) * dir;
+      const float tl = length(t);
+      const float limit = P->hand_friction * (rr - d);
+      const float3 f = tl <= limit ? -t : -t * (limit / tl);
+      p += f;
+      corr += f;
+    }
     gc_out = (float4)(corr, as_float(hit));
   }
   ghost_contact[i] = gc_out;

@@ -10,9 +10,8 @@ Expected<std::unique_ptr<ConstraintSet>> Conformation::create(const ClRuntime& r
   auto set = std::make_unique<Conformation>();
   const std::pair<cl::Kernel*, const char*> kernels[] = {
       {&set->vel_begin_, "conf_vel_begin"},   {&set->vel_setup_, "conf_vel_setup"},
-      {&set->vel_lambda_, "conf_vel_lambda"}, {&set->mix_, "chebyshev_mix"},
-      {&set->mix8_, "chebyshev_mix8"},
-      {&set->vel_apply_, "conf_vel_apply"},   {&set->vel_finish_, "conf_vel_finish"},
+      {&set->vel_lambda_, "conf_vel_lambda"}, {&set->vel_apply_, "conf_vel_apply"},
+      {&set->vel_finish_, "conf_vel_finish"},
       {&set->pos_sums_, "conf_pos_sums"},     {&set->pos_solve_, "conf_pos_solve"},
       {&set->pos_apply_, "conf_pos_apply"},
       {&set->reaction_, "ghost_conf_reaction"}, {&set->update_, "conf_update"}};
@@ -35,8 +34,8 @@ Expected<std::unique_ptr<ConstraintSet>> Conformation::create(const ClRuntime& r
   if (err == CL_SUCCESS) set->pconst_ = cl::Buffer(rt.context(), CL_MEM_READ_WRITE, cap * 16, nullptr, &err);
   if (err == CL_SUCCESS) set->psums_ = cl::Buffer(rt.context(), CL_MEM_READ_WRITE, kSumPlanes * plane_bytes, nullptr, &err);
   if (err == CL_SUCCESS) set->prev_ = cl::Buffer(rt.context(), CL_MEM_READ_WRITE, cap * 16, nullptr, &err);
-  if (err == CL_SUCCESS) set->lambda_cur_ = cl::Buffer(rt.context(), CL_MEM_READ_WRITE, cap * 32, nullptr, &err);
   if (err == CL_SUCCESS) set->lambda_prev_ = cl::Buffer(rt.context(), CL_MEM_READ_WRITE, cap * 32, nullptr, &err);
+  if (err == CL_SUCCESS) set->dl_sum_ = cl::Buffer(rt.context(), CL_MEM_READ_WRITE, cap * 32, nullptr, &err);
   if (err != CL_SUCCESS) return FluidError{FluidErrc::OpenClError, "conformation buffers: " + cl_error_name(err)};
   return std::unique_ptr<ConstraintSet>(std::move(set));
 }
@@ -74,28 +73,24 @@ void Conformation::velocity_phase(SolverContext& ctx) {
   // with elastic memory or a large compliance it overshoots (measured: cube drops with
   // tau > 0 or alpha >= 0.1 diverge), so those keep plain Jacobi as in the thesis.
   const float rho2 = (m.tau > 0 || m.alpha > 0.01f) ? 0.0f : m.chebyshev * m.chebyshev;
+  const cl_int chebyshev = rho2 > 0 ? 1 : 0;
+  // The weights: 1, 2 / (2 - rho^2), then 4 / (4 - rho^2 w); the sweep kernels mix with the
+  // iterates before last, kept in prev_ (velocities) and lambda_prev_ (multipliers), so the
+  // acceleration costs no launches or copies of its own.
   float omega = 1.0f;
-  const auto n = static_cast<std::size_t>(s.n);
-  if (rho2 > 0) {
-    L.record(L.queue().enqueueCopyBuffer(s.v.a, prev_, 0, 0, n * 16));
-    L.fill(lambda_prev_, n * 32);
-  }
+  const bool coupled = s.ng > 0 && s.ghost_viscosity;
   for (int it = 0; it < m.velocity_iterations; ++it) {
-    if (rho2 > 0) L.record(L.queue().enqueueCopyBuffer(lambda_, lambda_cur_, 0, 0, n * 32));
+    if (chebyshev && it > 0) omega = it == 1 ? 2.0f / (2.0f - rho2) : 4.0f / (4.0f - rho2 * omega);
+    const cl_int sum_mode = coupled ? (it == 0 ? 1 : 2) : 0;
     L.run(vel_lambda_, s.n, s.n, s.x.a, s.v.a, s.flags.a, s.conf.a, s.nbr, s.nbr_count, s.pair,
-          vconst_, s.params, lambda_, dlambda_);
+          vconst_, s.params, lambda_, dlambda_, lambda_prev_, chebyshev, omega, dl_sum_, sum_mode);
     L.run(vel_apply_, s.n, s.n, s.x.a, s.x0.a, s.v.a, s.v.b, s.flags.a, s.nbr, s.nbr_count,
-          s.pair, vconst_, s.density, dlambda_, s.params);
-    if (s.ng > 0 && s.ghost_viscosity) {
-      L.run(reaction_, s.ng, s.ng, s.xg, s.g_flags, s.g_nbr, s.g_nbr_count, s.x.a, s.nbr_count,
-            s.gnbr_count, s.g_volume, dlambda_, scale, s.params, s.g_impulse);
-    }
-    if (rho2 > 0) {
-      omega = it == 0 ? 1.0f : it == 1 ? 2.0f / (2.0f - rho2) : 4.0f / (4.0f - rho2 * omega);
-      L.run(mix_, s.n, s.n, s.v.b, prev_, s.v.a, omega);
-      L.run(mix8_, s.n, s.n, lambda_, lambda_prev_, lambda_cur_, omega);
-    }
+          s.pair, vconst_, s.density, dlambda_, s.params, prev_, chebyshev, omega);
     s.v.swap();
+  }
+  if (coupled) {  // the ghosts' share of every sweep at once (constant Jacobians)
+    L.run(reaction_, s.ng, s.ng, s.xg, s.g_flags, s.g_nbr, s.g_nbr_count, s.x.a, s.nbr_count,
+          s.gnbr_count, s.g_volume, dl_sum_, scale, s.params, s.g_impulse);
   }
   L.run(vel_finish_, s.n, s.n, s.x.a, s.x0.a, s.v.a, s.flags.a, s.params);
 }

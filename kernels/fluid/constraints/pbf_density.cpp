@@ -20,7 +20,7 @@ void PbfDensity::project(SolverContext& ctx) {
                  s.pair, cl_int{s.media_weighted ? 1 : 0});
   ctx.launch.run(apply_, s.n, s.n, s.x.a, s.x.b, s.flags.a, s.nbr, s.nbr_count, s.gnbr,
                  s.gnbr_count, s.xg, s.g_normal, s.g_volume, s.lambda, s.pair, s.params,
-                 s.contact, s.ghost_contact, s.anchor.a, s.x0.a, s.media_weight);
+                 s.contact, s.ghost_contact, s.anchor.a, s.x0.a, s.media_weight, s.xg0);
   // The reaction reads the positions the sweep started from, before the swap.
   if (s.ng > 0) {
     ctx.launch.run(reaction_, s.ng, s.ng, s.xg, s.g_flags, s.g_nbr, s.g_nbr_count, s.x.a,

@@ -2,7 +2,6 @@
 
 #include <cmath>
 #include <sstream>
-#include <vector>
 
 namespace sonoflow::fluid {
 
@@ -268,7 +267,16 @@ Status validate_media(const Material& m) {
     double value, lo, hi;
   };
   const ThermalSpec& t = md.thermal;
-  std::vector<Range> ranges = {
+  // No allocation unless something is out of range: set_material validates on the fluid
+  // thread.
+  const auto out_of_range = [&m](const Range& r) -> Status {
+    if (std::isfinite(r.value) && r.value >= r.lo && r.value <= r.hi) return std::nullopt;
+    std::ostringstream s;
+    s << "'" << m.name << "': " << r.key << " = " << r.value << " is outside [" << r.lo << ", "
+      << r.hi << "]";
+    return FluidError{FluidErrc::BadMaterial, s.str()};
+  };
+  const Range ranges[] = {
       {"phases.diffusion", md.phases.diffusion, 0.0, 100.0},
       {"viscosity.viscosity", md.viscosity.viscosity, 0.0, 1e5},
       {"viscosity.iterations", static_cast<double>(md.viscosity.iterations), 0, 200},
@@ -306,25 +314,25 @@ Status validate_media(const Material& m) {
       {"gun.arc_reach", md.gun.arc_reach, 0.0, 10.0},
       {"gun.fill_limit", md.gun.fill_limit, 0.0, 1.0},
   };
+  for (const Range& r : ranges) {
+    if (auto err = out_of_range(r)) return err;
+  }
   for (int k = 0; k < md.region_count && k < kMaxRegions; ++k) {
     const RegionSpec& g = md.regions[static_cast<std::size_t>(k)];
     if (!(g.max.x >= g.min.x && g.max.y >= g.min.y && g.max.z >= g.min.z))
       return FluidError{FluidErrc::BadMaterial, "'" + m.name + "': regions: max must not be below min"};
-    ranges.push_back({"regions.temperature", g.temperature < 0 ? 0.0 : g.temperature, 0.0, 1e5});
-    for (float f : g.fractions) ranges.push_back({"regions.fractions", f, 0.0, 1.0});
+    if (auto err = out_of_range({"regions.temperature", g.temperature < 0 ? 0.0 : g.temperature, 0.0, 1e5}))
+      return err;
+    for (float f : g.fractions) {
+      if (auto err = out_of_range({"regions.fractions", f, 0.0, 1.0})) return err;
+    }
   }
   for (int k = 0; k < md.phases.count && k < kMaxPhases; ++k) {
     const PhaseSpec& p = md.phases.phases[static_cast<std::size_t>(k)];
-    ranges.push_back({"phases.liquid.rest_density", p.rest_density, 1.0, 1e5});
-    ranges.push_back({"phases.liquid.viscosity", p.viscosity, 0.0, 1e5});
-    for (float c : p.colour) ranges.push_back({"phases.liquid.colour", c, 0.0, 1.0});
-  }
-  for (const Range& r : ranges) {
-    if (!std::isfinite(r.value) || r.value < r.lo || r.value > r.hi) {
-      std::ostringstream s;
-      s << "'" << m.name << "': " << r.key << " = " << r.value << " is outside [" << r.lo << ", "
-        << r.hi << "]";
-      return FluidError{FluidErrc::BadMaterial, s.str()};
+    if (auto err = out_of_range({"phases.liquid.rest_density", p.rest_density, 1.0, 1e5})) return err;
+    if (auto err = out_of_range({"phases.liquid.viscosity", p.viscosity, 0.0, 1e5})) return err;
+    for (float c : p.colour) {
+      if (auto err = out_of_range({"phases.liquid.colour", c, 0.0, 1.0})) return err;
     }
   }
   if (md.phases.count < 0 || md.phases.count > kMaxPhases)

@@ -50,6 +50,8 @@ class PathPlayer {
   bool playing() const { return current_.path_count > 0; }
   bool blending() const { return blend_duration_s_ > 0; }
   const StmPlan& current() const { return current_; }
+  // Maps current()'s frame to the array frame as of the last play() (for live views).
+  const RigidMotion& motion() const { return motion_; }
 
  private:
   struct Voice {

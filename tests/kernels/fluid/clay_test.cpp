@@ -1,12 +1,15 @@
 // Clay (thesis 6.1, fig. 6.2): a block on a 30 degree incline comes to rest with the full model
-// (density + corotational viscosity + hysteretic bonds + sliding-anchor friction) and slides
-// without friction. The incline is a flat bed under gravity tilted by 30 degrees, so the block
-// starts face-down on the slope instead of landing on an edge.
+// (density + corotational viscosity + hysteretic bonds + sliding-anchor friction); without any
+// one of the three it does not: without friction it slides, without the bonds
+// (elastoplasticity) it drifts down the slope, without the viscosity it flows and fractures.
+// The incline is a flat bed under gravity tilted by 30 degrees, so the block starts face-down
+// on the slope instead of landing on an edge.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdio>
 #include <numbers>
+#include <vector>
 
 #include "kernels/fluid/material.hpp"
 #include "tests/kernels/fluid/fluid_test_support.hpp"
@@ -14,13 +17,44 @@
 namespace sonoflow::fluid::test {
 namespace {
 
+// Pieces of a particle cloud: particles closer than `link` belong to the same piece.
+int pieces(const std::vector<Vec3f>& p, float link) {
+  std::vector<int> piece(p.size(), -1);
+  int count = 0;
+  for (std::size_t seed = 0; seed < p.size(); ++seed) {
+    if (piece[seed] >= 0) continue;
+    std::vector<std::size_t> open{seed};
+    piece[seed] = count;
+    while (!open.empty()) {
+      const std::size_t a = open.back();
+      open.pop_back();
+      for (std::size_t b = 0; b < p.size(); ++b) {
+        const float dx = p[a].x - p[b].x, dy = p[a].y - p[b].y, dz = p[a].z - p[b].z;
+        if (piece[b] < 0 && dx * dx + dy * dy + dz * dz < link * link) {
+          piece[b] = count;
+          open.push_back(b);
+        }
+      }
+    }
+    ++count;
+  }
+  return count;
+}
+
 struct Slide {
   float after_impact = 0;  // m downhill, 0.5 s in
   float later = 0;         // m downhill, 1.5 s in (a sliding block has left the domain by then)
   int particles = 0;
+  int pieces = 0;          // at 1.5 s, particles linked within 1.5 spacings
 };
 
-Slide on_incline(bool friction, bool bonds) {
+struct Ingredients {
+  bool friction = true;
+  bool bonds = true;
+  bool viscosity = true;
+};
+
+Slide on_incline(Ingredients with) {
   const auto lib = MaterialLibrary::load(SONOFLOW_MATERIALS_DIR);
   EXPECT_TRUE(lib);
   Slide r;
@@ -33,8 +67,9 @@ Slide on_incline(bool friction, bool bonds) {
   const float angle = 30.0f * std::numbers::pi_v<float> / 180.0f;
   c.gravity = {-9.81f * std::sin(angle), 0.0f, -9.81f * std::cos(angle)};  // downhill is -x
   c.material = *lib->find("clay");
-  if (!friction) c.material.wall_friction = 0;
-  c.material.clay_bonds = bonds;
+  if (!with.friction) c.material.wall_friction = 0;
+  c.material.clay_bonds = with.bonds;
+  c.material.clay_viscosity = with.viscosity;
   auto e = make_engine(c);
   if (!e) return r;
   Scene s;
@@ -47,13 +82,14 @@ Slide on_incline(bool friction, bool bonds) {
   st = run(*e, 90);
   r.later = x0 - st.centroid.x;
   r.particles = st.particles;
+  if (r.particles > 0) r.pieces = pieces(snapshot(*e).position, 0.015f);
   EXPECT_EQ(st.non_finite, 0);
   return r;
 }
 
 TEST(Clay, RestsOnAnInclineWithFrictionAndSlidesWithout) {
-  const Slide full = on_incline(true, true);
-  const Slide frictionless = on_incline(false, true);
+  const Slide full = on_incline({});
+  const Slide frictionless = on_incline({.friction = false});
   std::printf("downhill at 0.5 s / 1.5 s: full model %.4f / %.4f m, without friction %.3f / %.3f m\n",
               full.after_impact, full.later, frictionless.after_impact, frictionless.later);
   EXPECT_EQ(full.particles, 216);
@@ -61,6 +97,59 @@ TEST(Clay, RestsOnAnInclineWithFrictionAndSlidesWithout) {
   EXPECT_LT(std::fabs(full.later - full.after_impact), 0.002f) << "and then stays put";
   // Without friction it slides like a free body: 1/2 g sin(30 deg) t^2 = 0.61 m after 0.5 s.
   EXPECT_NEAR(frictionless.after_impact, 0.5f * 9.81f * 0.5f * 0.25f, 0.06f);
+}
+
+// Fig. 6.2's ablations of the other two ingredients: friction alone does not hold the block.
+TEST(Clay, WithoutBondsItDriftsWithoutViscosityItFractures) {
+  const Slide full = on_incline({});
+  const Slide unbonded = on_incline({.bonds = false});
+  const Slide inviscid = on_incline({.viscosity = false});
+  std::printf("downhill 0.5 s -> 1.5 s, pieces at 1.5 s: full %.3f -> %.3f m, %d; without bonds "
+              "%.3f -> %.3f m, %d; without viscosity %.3f -> %.3f m, %d\n",
+              full.after_impact, full.later, full.pieces, unbonded.after_impact, unbonded.later,
+              unbonded.pieces, inviscid.after_impact, inviscid.later, inviscid.pieces);
+  EXPECT_EQ(full.pieces, 1);
+  // Without elastoplastic bonds the base still sticks, but the block shears over it and keeps
+  // creeping downhill in one piece.
+  EXPECT_GT(unbonded.later - unbonded.after_impact, 0.1f) << "still moving after impact";
+  EXPECT_EQ(unbonded.pieces, 1) << "drifts rather than breaks";
+  // Without the strain-rate viscosity nothing damps the impact: it runs and breaks apart.
+  EXPECT_GT(inviscid.later, 0.3f);
+  EXPECT_GE(inviscid.pieces, 5) << "fractured";
+}
+
+// The incline shape itself: a frictionless block released on a 30 degree incline accelerates
+// down it at g sin 30 deg (nothing makes it tip: no friction torque).
+TEST(Clay, SlidesDownAFrictionlessInclineAtGSinTheta) {
+  const auto lib = MaterialLibrary::load(SONOFLOW_MATERIALS_DIR);
+  ASSERT_TRUE(lib);
+  FluidConfig c;
+  c.max_particles = 1000;
+  c.particle_spacing = 0.01f;
+  c.domain_min = {-1.5f, -0.2f, -1.0f};
+  c.domain_max = {0.3f, 0.2f, 0.4f};
+  c.material = *lib->find("clay");
+  c.material.wall_friction = 0;
+  auto e = make_engine(c);
+  ASSERT_TRUE(e);
+  const float angle = 30.0f * std::numbers::pi_v<float> / 180.0f;
+  Scene s;
+  s.shapes.push_back(Shape::incline({0, 0, 0.1f}, angle));  // rises towards +x
+  s.blocks.push_back({{-0.03f, -0.03f, 0.12f}, {0.03f, 0.03f, 0.18f}});
+  ASSERT_FALSE(e->load_scene(s));
+  FluidStats st = run(*e, 20);  // lands and starts sliding
+  const Vec3f a = st.centroid;
+  st = run(*e, 20);
+  const Vec3f b = st.centroid;
+  st = run(*e, 20);
+  const Vec3f c3 = st.centroid;
+  ASSERT_EQ(st.particles, 216);
+  // Downhill distance along (-cos, 0, -sin); equal time steps: acceleration from second differences.
+  auto along = [&](const Vec3f& p) { return -(p.x * std::cos(angle) + p.z * std::sin(angle)); };
+  const float t = 20.0f / 90.0f;
+  const float accel = (along(c3) - 2 * along(b) + along(a)) / (t * t);
+  std::printf("downhill acceleration %.2f m/s^2 (g sin 30 = 4.91)\n", accel);
+  EXPECT_NEAR(accel, 9.81f * std::sin(angle), 0.5f);
 }
 
 }  // namespace

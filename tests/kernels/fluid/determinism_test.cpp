@@ -11,7 +11,7 @@
 namespace sonoflow::fluid::test {
 namespace {
 
-FluidConfig config() {
+FluidConfig config(MaterialModel model = MaterialModel::Water) {
   FluidConfig c;
   c.max_particles = 3000;
   c.particle_spacing = 0.01f;
@@ -21,6 +21,12 @@ FluidConfig config() {
   c.material.iterations = 4;
   c.material.xsph = 0.01f;
   c.material.vorticity = 0.05f;
+  c.material.model = model;
+  if (model == MaterialModel::Viscoelastic) {
+    c.material.tau = 0.1f;  // memory: Q is integrated and reordered
+    c.material.alpha = 0.01f;
+  }
+  if (model == MaterialModel::Clay) c.material.wall_friction = 0.8f;  // anchors and bonds travel
   return c;
 }
 
@@ -42,9 +48,9 @@ struct Outputs {
   FluidStats stats;
 };
 
-Outputs simulate() {
+Outputs simulate(MaterialModel model) {
   Outputs out;
-  auto e = make_engine(config());
+  auto e = make_engine(config(model));
   if (!e) return out;
   EXPECT_FALSE(e->load_scene(scene()));
   static ContactField field;
@@ -59,9 +65,11 @@ Outputs simulate() {
   return out;
 }
 
-TEST(Determinism, SameInputsGiveBitIdenticalOutputs) {
-  const Outputs a = simulate();
-  const Outputs b = simulate();
+class Determinism : public ::testing::TestWithParam<MaterialModel> {};
+
+TEST_P(Determinism, SameInputsGiveBitIdenticalOutputs) {
+  const Outputs a = simulate(GetParam());
+  const Outputs b = simulate(GetParam());
   ASSERT_GT(a.particles.id.size(), 500u);
   ASSERT_GT(a.samples.size(), 0u) << "the hand must touch the fluid for the test to mean anything";
   ASSERT_EQ(a.particles.id, b.particles.id);
@@ -74,6 +82,15 @@ TEST(Determinism, SameInputsGiveBitIdenticalOutputs) {
   EXPECT_EQ(a.stats.hand_force, b.stats.hand_force);
 }
 
+INSTANTIATE_TEST_SUITE_P(Models, Determinism,
+                         ::testing::Values(MaterialModel::Water, MaterialModel::Viscoelastic,
+                                           MaterialModel::Clay),
+                         [](const auto& param_info) {
+                           return param_info.param == MaterialModel::Water          ? "Water"
+                                  : param_info.param == MaterialModel::Viscoelastic ? "Viscoelastic"
+                                                                              : "Clay";
+                         });
+
 TEST(RealTime, StepFrameDoesNotAllocate) {
   auto e = make_engine(config());
   ASSERT_TRUE(e);
@@ -81,8 +98,20 @@ TEST(RealTime, StepFrameDoesNotAllocate) {
   static ContactField field;
   FluidStats st;
   HandFrame prev = hand(0);
-  for (int k = 1; k <= 3; ++k) {  // warm-up: first launches may set up driver state
+  Material honey = config().material;
+  honey.name = "honey_with_a_long_preset_name";
+  honey.model = MaterialModel::Viscoelastic;
+  honey.alpha = 0.005f;
+  // Warm-up: first launches may set up driver state, and PoCL specialises each kernel on its
+  // first launch (LLVM allocates), so the viscoelastic path runs once here too.
+  for (int k = 1; k <= 3; ++k) {
     const HandFrame now = hand(k);
+    if (k == 2) {
+      EXPECT_FALSE(e->set_material(honey));
+    }
+    if (k == 3) {
+      EXPECT_FALSE(e->set_material(config().material));
+    }
     e->step_frame(now, &prev, 1.0 / 90.0, field, st);
     prev = now;
   }
@@ -95,6 +124,10 @@ TEST(RealTime, StepFrameDoesNotAllocate) {
       e->remove(remove_ids);
       EXPECT_EQ(e->emit(pour, {}), 2);
       e->set_alpha(0.5f);
+    }
+    if (k == 8) {
+      EXPECT_FALSE(e->set_material(honey));
+      e->set_tau(0.2f);
     }
     e->step_frame(now, &prev, 1.0 / 90.0, field, st);
     prev = now;

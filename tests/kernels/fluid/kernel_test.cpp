@@ -101,7 +101,10 @@ TEST(KernelTest, CubicGradientIsTheDerivativeOfW) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Both, KernelTest,
-                         ::testing::Values(SmoothingKernel::Poly6Spiky, SmoothingKernel::CubicSpline));
+                         ::testing::Values(SmoothingKernel::Poly6Spiky, SmoothingKernel::CubicSpline),
+                         [](const auto& param_info) {
+                           return param_info.param == SmoothingKernel::CubicSpline ? "CubicSpline" : "Poly6Spiky";
+                         });
 
 // The device's neighbour lists (counting sort, reorder, 27-cell search) hold exactly the pairs a
 // brute-force search finds, for a disordered fluid after a few steps.
@@ -134,6 +137,46 @@ TEST(NeighbourSearch, ListsEqualBruteForce) {
     }
   }
   EXPECT_GT(pairs, 20u * p.id.size());
+}
+
+}  // namespace
+}  // namespace sonoflow::fluid::test
+
+namespace sonoflow::fluid::test {
+namespace {
+
+// Set-up errors come back as values that say what is wrong.
+TEST(EngineSetup, RefusesUnknownDevicesAndBadConfigs) {
+  FluidConfig c = small_config(SmoothingKernel::Poly6Spiky);
+  c.device.device = "no such accelerator";
+  auto e = FluidEngine::create(c);
+  ASSERT_FALSE(e);
+  EXPECT_EQ(e.error().code, FluidErrc::NoDevice);
+  EXPECT_NE(e.error().message.find("no such accelerator"), std::string::npos) << e.error().message;
+  EXPECT_NE(e.error().message.find("available:"), std::string::npos) << "lists what there is";
+
+  c = small_config(SmoothingKernel::Poly6Spiky);
+  c.particle_spacing = -0.01f;
+  e = FluidEngine::create(c);
+  ASSERT_FALSE(e);
+  EXPECT_EQ(e.error().code, FluidErrc::BadConfig);
+  EXPECT_NE(e.error().message.find("particle_spacing"), std::string::npos);
+
+  c = small_config(SmoothingKernel::Poly6Spiky);
+  c.material.alpha = -1;
+  e = FluidEngine::create(c);
+  ASSERT_FALSE(e);
+  EXPECT_EQ(e.error().code, FluidErrc::BadMaterial);
+
+  c = small_config(SmoothingKernel::Poly6Spiky);
+  c.device.type = DeviceType::Cpu;  // PoCL in CI; chosen by type, not by an index
+  e = FluidEngine::create(c);
+  ASSERT_TRUE(e) << e.error().message;
+  Scene big;
+  big.blocks.push_back({{-0.1f, -0.1f, 0.0f}, {0.1f, 0.1f, 0.2f}});  // 8,000 > max_particles
+  const auto err = e.value()->load_scene(big);
+  ASSERT_TRUE(err.has_value());
+  EXPECT_EQ(err->code, FluidErrc::CapacityExceeded);
 }
 
 }  // namespace

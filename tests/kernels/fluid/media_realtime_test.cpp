@@ -3,7 +3,10 @@
 // does not allocate, and SPOOK frames neither; the same inputs give bit-identical outputs.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
+#include <tuple>
+#include <vector>
 
 #include "tests/kernels/fluid/fluid_test_support.hpp"
 #include "tests/kernels/fluid/hand_fixture.hpp"
@@ -119,6 +122,58 @@ TEST(MediaRealTime, SameInputsGiveBitIdenticalOutputs) {
   ASSERT_EQ(a.particles.temperature, b.particles.temperature);
   ASSERT_EQ(a.particles.fractions, b.particles.fractions);
   EXPECT_EQ(a.tool.force, b.tool.force);
+}
+
+// The live view's read-back (read_display, for the daemon's scene export): every particle once
+// when there is room, with the colour, temperature and solid state read_particles reports for
+// it; every k-th when there is not; and no allocation, since it runs on the fluid thread.
+TEST(MediaRealTime, DisplayReadBackShowsEveryParticleAsItIsWithoutAllocating) {
+  auto e = make_engine(config(everything()));
+  if (!e) GTEST_SKIP() << "no OpenCL device";
+  ASSERT_FALSE(e->load_scene(scene()));
+  static ContactField field;
+  FluidStats stats;
+  HandFrame prev = hand(0);
+  for (int k = 1; k <= 3; ++k) {
+    const HandFrame now = hand(k);
+    e->step_frame(now, &prev, 1.0 / 90.0, field, stats);
+    prev = now;
+  }
+  ParticleSnapshot snapshot;
+  e->read_particles(snapshot);
+  const std::size_t n = snapshot.position.size();
+  ASSERT_GT(n, 1000u);
+  std::vector<DisplayParticle> all(n + 10);
+  std::uint64_t allocations = sonoflow::test::thread_allocation_count();
+  const int shown = e->read_display(all);
+  allocations = sonoflow::test::thread_allocation_count() - allocations;
+  EXPECT_EQ(allocations, 0u);
+  ASSERT_EQ(static_cast<std::size_t>(shown), n);
+
+  // Match particles by position (read_display is in device order, read_particles by id).
+  using Key = std::tuple<float, float, float>;
+  std::vector<std::pair<Key, std::size_t>> by_position;
+  for (std::size_t i = 0; i < n; ++i)
+    by_position.push_back({{snapshot.position[i].x, snapshot.position[i].y, snapshot.position[i].z}, i});
+  std::sort(by_position.begin(), by_position.end());
+  int solid = 0;
+  for (int i = 0; i < shown; ++i) {
+    const DisplayParticle& d = all[static_cast<std::size_t>(i)];
+    const Key key{d.position.x, d.position.y, d.position.z};
+    const auto at = std::lower_bound(by_position.begin(), by_position.end(), std::pair{key, std::size_t{0}});
+    ASSERT_TRUE(at != by_position.end() && at->first == key) << "particle " << i << " not in the snapshot";
+    const std::size_t j = at->second;
+    EXPECT_EQ(d.temperature, snapshot.temperature[j]);
+    EXPECT_EQ(d.solid, static_cast<bool>(snapshot.solid[j]));
+    for (std::size_t c = 0; c < 3; ++c) EXPECT_FLOAT_EQ(d.colour[c], snapshot.colour[j][c]);
+    solid += d.solid ? 1 : 0;
+  }
+  EXPECT_GT(solid, 0);  // the frozen block shows as solid
+
+  std::vector<DisplayParticle> quarter(n / 4);
+  const int decimated = e->read_display(quarter);
+  const std::size_t stride = (n + quarter.size() - 1) / quarter.size();
+  EXPECT_EQ(static_cast<std::size_t>(decimated), (n + stride - 1) / stride);
 }
 
 }  // namespace
