@@ -21,6 +21,7 @@ std::unique_ptr<KernelSmoke> KernelSmoke::create(const Config& config, std::stri
     error = "smoke scene: " + failed->message;
     return nullptr;
   }
+  s->display_.resize(static_cast<std::size_t>(config.view.max_particles));
   s->scene_ = std::to_string(config.smoke.scene.jets.size()) + " jets, " +
               std::to_string(config.smoke.scene.plumes.size()) + " plumes";
   return s;
@@ -39,6 +40,32 @@ void KernelSmoke::step(const HandFrame& newest, double frame_dt_s, ContactField&
   info.pressure_iterations = static_cast<std::uint32_t>(stats_.pressure_iterations_max);
   info.pressure_residual = stats_.pressure_residual;
   info.ok = stats_.device_errors == 0 && std::isfinite(stats_.kinetic_energy);
+}
+
+std::uint32_t KernelSmoke::view_particles(std::span<scene::SceneParticle> out,
+                                          scene::ColourBy& colour_by) noexcept {
+  colour_by = scene::ColourBy::Material;
+  constexpr float kVisible = 0.05f;  // smoke density below this is not drawn
+  const std::size_t wanted = std::min(out.size(), display_.size());
+  const int n = engine_->read_smoke(std::span(display_).first(wanted), kVisible);
+  for (int i = 0; i < n; ++i) {
+    const auto& p = display_[static_cast<std::size_t>(i)];
+    // Denser smoke is lighter grey.
+    const auto grey = static_cast<std::uint8_t>(90.0f + 150.0f * std::min(p.density, 1.0f));
+    out[static_cast<std::size_t>(i)] = {p.position.x, p.position.y, p.position.z, grey, grey, grey, 0};
+  }
+  return static_cast<std::uint32_t>(n);
+}
+
+std::uint32_t KernelSmoke::view_container(std::span<scene::SceneShape> out) const noexcept {
+  if (out.empty()) return 0;
+  const smoke::SmokeConfig& c = engine_->config();
+  const Vec3f hi = c.domain_max();
+  scene::SceneShape& box = out[0];
+  box.kind = 0;  // a box: min and max corner
+  box.a[0] = c.origin.x, box.a[1] = c.origin.y, box.a[2] = c.origin.z;
+  box.b[0] = hi.x, box.b[1] = hi.y, box.b[2] = hi.z;
+  return 1;
 }
 
 std::string KernelSmoke::describe() const {

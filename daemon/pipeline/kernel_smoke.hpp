@@ -6,6 +6,7 @@
 // to air: live `material` changes are ignored.
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "daemon/config/config.hpp"
 #include "daemon/pipeline/interfaces.hpp"
@@ -21,6 +22,10 @@ class KernelSmoke final : public FluidModel {
   void step(const HandFrame& newest, double frame_dt_s, ContactField& out,
             FluidStepInfo& info) noexcept override;
   void set_material(std::string_view name, double tau_s, double alpha) noexcept override;
+  // Viewers see the smoke as grey points (cells holding smoke) and the grid's box as the container.
+  std::uint32_t view_particles(std::span<scene::SceneParticle> out,
+                               scene::ColourBy& colour_by) noexcept override;
+  std::uint32_t view_container(std::span<scene::SceneShape> out) const noexcept override;
 
   std::string describe() const;
   const smoke::SmokeStats& last_stats() const noexcept { return stats_; }
@@ -32,6 +37,7 @@ class KernelSmoke final : public FluidModel {
   bool have_previous_ = false;
   smoke::SmokeStats stats_{};
   std::string scene_;
+  std::vector<smoke::SmokeEngine::SmokePoint> display_;  // view_particles staging, sized at create
 };
 
 }  // namespace sonoflow::daemon

@@ -50,6 +50,7 @@ struct SmokeEngine::Impl {
   std::array<Float4, 3 * kMaxSources> source_host{};
   int source_count = 0;
   std::vector<Float4> target_position, target_normal;
+  std::vector<float> smoke_host;  // read_smoke's copy of the smoke field (density, temperature)
   std::array<Float8, kSlotStats + 1> results_host{};  // slots kSlotRhs .. kSlotStats
 
   explicit Impl(const SmokeConfig& c) : cfg(c), geo(GridGeometry::make(c.cells)), hand(c.teleport_distance) {}
@@ -157,6 +158,7 @@ opencl::Status SmokeEngine::Impl::allocate() {
   }
   target_position.resize(geo.columns_count());
   target_normal.resize(geo.columns_count());
+  smoke_host.resize(2 * cells);
   return std::nullopt;
 }
 
@@ -443,6 +445,33 @@ void SmokeEngine::step_frame(const HandFrame& newest, const HandFrame* previous,
   stats.samples_dropped = targets.dropped;
   stats.max_contact_pressure = targets.max_pressure;
   stats.device_errors = L.take_errors();
+}
+
+int SmokeEngine::read_smoke(std::span<SmokePoint> out, float min_density) {
+  Impl& m = *impl_;
+  const GridGeometry& g = m.geo;
+  if (out.empty()) return 0;
+  m.launch->record(m.rt->queue().enqueueReadBuffer(m.g.smoke, CL_TRUE, 0, m.smoke_host.size() * 4,
+                                                   m.smoke_host.data()));
+  auto density = [&](int i, int j, int k) { return m.smoke_host[2 * static_cast<std::size_t>(g.index(i, j, k))]; };
+  std::size_t holding = 0;
+  for (int k = 1; k <= g.nz; ++k)
+    for (int j = 1; j <= g.ny; ++j)
+      for (int i = 1; i <= g.nx; ++i) holding += density(i, j, k) >= min_density ? 1 : 0;
+  const std::size_t stride = std::max<std::size_t>(1, (holding + out.size() - 1) / out.size());
+  std::size_t seen = 0, n = 0;
+  const float h = m.cfg.cell_size;
+  for (int k = 1; k <= g.nz && n < out.size(); ++k)
+    for (int j = 1; j <= g.ny && n < out.size(); ++j)
+      for (int i = 1; i <= g.nx && n < out.size(); ++i) {
+        const float d = density(i, j, k);
+        if (d < min_density || seen++ % stride != 0) continue;
+        out[n++] = {{m.cfg.origin.x + (static_cast<float>(i) - 0.5f) * h,
+                     m.cfg.origin.y + (static_cast<float>(j) - 0.5f) * h,
+                     m.cfg.origin.z + (static_cast<float>(k) - 0.5f) * h},
+                    d};
+      }
+  return static_cast<int>(n);
 }
 
 // ---- diagnostics --------------------------------------------------------------------------------

@@ -21,6 +21,7 @@
 // statistics).
 #include <array>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -118,6 +119,15 @@ class SmokeEngine {
 
   const SmokeConfig& config() const;
   std::string device_name() const;
+
+  // For live viewers (the fluid thread, between frames, a few times a second): up to out.size()
+  // cells holding smoke (density >= min_density), evenly thinned, at their centres. Blocks for
+  // the read-back of the smoke field; allocates nothing. Returns how many it wrote.
+  struct SmokePoint {
+    Vec3f position;
+    float density = 0;
+  };
+  int read_smoke(std::span<SmokePoint> out, float min_density);
 
   // Diagnostics (allocate, block):
   void read_grid(GridSnapshot& out);

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <regex>
 
+#include "daemon/scene/scene_file.hpp"
 #include "daemon/status/status_file.hpp"
 #include "tests/daemon/process_support.hpp"
 
@@ -78,6 +79,16 @@ TEST_P(SmokeScene, RunsEndToEndWithAmAndStm) {
   const std::string json = box.run_tool(std::string(SONOFLOW_TOP) + " --shm " + box.dir + "/status --json");
   EXPECT_NE(json.find("\"medium\":\"smoke\",\"grid\":[40,40,40]"), std::string::npos) << json;
   EXPECT_NE(json.find("\"pressure_residual_per_s\""), std::string::npos);
+  // Live viewers see the grid's box, and the smoke of the scenes that make some.
+  auto view = scene::SceneReader::attach(box.dir + "/scene", error);
+  ASSERT_TRUE(view) << error;
+  scene::FluidScene fluid;
+  ASSERT_TRUE(view->read_fluid(fluid));
+  EXPECT_EQ(fluid.head.shape_count, 1u);
+  EXPECT_FLOAT_EQ(fluid.head.shapes[0].b[2], 0.32f);
+  if (std::string(GetParam()) != "smoke-stir.toml") {
+    EXPECT_GT(fluid.head.particles_shown, 0u) << "smoke points";
+  }
 
   // The other rendering, switched live.
   const std::uint32_t second_mode = first_mode == 1 ? 2 : 1;
