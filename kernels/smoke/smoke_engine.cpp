@@ -311,7 +311,6 @@ std::string SmokeEngine::device_name() const {
 // ---- the step -----------------------------------------------------------------------------------
 
 void SmokeEngine::Impl::advect() {
-  Launcher& L = *launch;
   const float dt = params.dt;
   const FaceField& now = g.velocity;
   const cl_float2 keep = {{params.density_keep, params.heat_keep}};
@@ -334,7 +333,6 @@ void SmokeEngine::Impl::advect() {
   cells(maccormack_velocity, g.params, now.u, now.v, now.w, fwd.u, fwd.v, fwd.w, back.u, back.v, back.w, dt);
   swap(g.velocity, g.scratch_b);
   std::swap(g.smoke, g.smoke_b);
-  (void)L;
 }
 
 void SmokeEngine::Impl::substep(float s_end, float inv_frame_dt, const CellBox& box, SmokeStats& stats) {
