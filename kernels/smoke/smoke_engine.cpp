@@ -53,7 +53,7 @@ struct SmokeEngine::Impl {
   std::vector<float> smoke_host;  // read_smoke's copy of the smoke field (density, temperature)
   std::array<Float8, kSlotStats + 1> results_host{};  // slots kSlotRhs .. kSlotStats
 
-  explicit Impl(const SmokeConfig& c) : cfg(c), geo(GridGeometry::make(c.cells)), hand(c.teleport_distance) {}
+  explicit Impl(const SmokeConfig& c) : cfg(c), hand(c.teleport_distance) {}
 
   void fill_params(float dt);
   void upload_params();
@@ -183,12 +183,16 @@ Expected<std::unique_ptr<SmokeEngine>> SmokeEngine::create(const SmokeConfig& co
   if (auto err = validate(config)) return *err;
   auto impl = std::make_unique<Impl>(config);
   Impl& m = *impl;
-  auto options = [](const opencl::ClDeviceInfo&) {
-    return std::string("-cl-std=CL1.2 -cl-mad-enable -cl-denorms-are-zero -cl-no-signed-zeros");
+  // GPUs take a work-item per cell where CPUs walk rows (cl/pressure.cl sor_colour).
+  auto options = [](const opencl::ClDeviceInfo& dev) {
+    std::string o = "-cl-std=CL1.2 -cl-mad-enable -cl-denorms-are-zero -cl-no-signed-zeros";
+    if (dev.is_gpu) o += " -DCELL_PER_ITEM";
+    return o;
   };
   auto rt = opencl::ClRuntime::create(config.device, program_parts(), "smoke", options, config.profile);
   if (!rt) return rt.error();
   m.rt = std::move(rt.value());
+  m.geo = GridGeometry::make(config.cells, m.rt->info().is_gpu);
   m.launch = std::make_unique<Launcher>(m.rt->queue(), 64, config.profile);
   if (m.rt->info().max_work_group < 64) {
     return SmokeError{opencl::Errc::NoDevice, "the smoke kernels need work-groups of 64 items; '" +

@@ -27,19 +27,19 @@ __kernel void advect_velocity(P_CONST p, __global const float* u, __global const
                               __global const float* w, __global const float* fu, __global const float* fv,
                               __global const float* fw, __global float* ou, __global float* ov,
                               __global float* ow, float dt) {
-  const int i = (int)get_global_id(0) + 1, j = (int)get_global_id(1) + 1, k = (int)get_global_id(2) + 1;
-  if (i > NX(p) || j > NY(p) || k > NZ(p)) return;
-  const int sy = SY(p), sz = SZ(p);
-  const int c = cell_index(p, i, j, k);
-  const float s = dt * p->inv_h;  // grid cells per (m/s)
-  const float3 at = (float3)((float)i, (float)j, (float)k);
-  ou[c] = sample_at(fu, p, at - s * u_face_velocity(u, v, w, c, sy, sz), U_HI(p));
-  ov[c] = sample_at(fv, p, at - s * v_face_velocity(u, v, w, c, sy, sz), V_HI(p));
-  ow[c] = sample_at(fw, p, at - s * w_face_velocity(u, v, w, c, sy, sz), W_HI(p));
-  // The domain's high faces (walls are reset by enforce_boundaries; open faces need the value).
-  if (i == NX(p)) ou[c + 1] = sample_at(fu, p, at + (float3)(1, 0, 0) - s * u_face_velocity(u, v, w, c + 1, sy, sz), U_HI(p));
-  if (j == NY(p)) ov[c + sy] = sample_at(fv, p, at + (float3)(0, 1, 0) - s * v_face_velocity(u, v, w, c + sy, sy, sz), V_HI(p));
-  if (k == NZ(p)) ow[c + sz] = sample_at(fw, p, at + (float3)(0, 0, 1) - s * w_face_velocity(u, v, w, c + sz, sy, sz), W_HI(p));
+  FOR_EACH_CELL(p) {
+    const int sy = SY(p), sz = SZ(p);
+    const int c = cell_index(p, i, j, k);
+    const float s = dt * p->inv_h;  // grid cells per (m/s)
+    const float3 at = (float3)((float)i, (float)j, (float)k);
+    ou[c] = sample_at(fu, p, at - s * u_face_velocity(u, v, w, c, sy, sz), U_HI(p));
+    ov[c] = sample_at(fv, p, at - s * v_face_velocity(u, v, w, c, sy, sz), V_HI(p));
+    ow[c] = sample_at(fw, p, at - s * w_face_velocity(u, v, w, c, sy, sz), W_HI(p));
+    // The domain's high faces (walls are reset by enforce_boundaries; open faces need the value).
+    if (i == NX(p)) ou[c + 1] = sample_at(fu, p, at + (float3)(1, 0, 0) - s * u_face_velocity(u, v, w, c + 1, sy, sz), U_HI(p));
+    if (j == NY(p)) ov[c + sy] = sample_at(fv, p, at + (float3)(0, 1, 0) - s * v_face_velocity(u, v, w, c + sy, sy, sz), V_HI(p));
+    if (k == NZ(p)) ow[c + sz] = sample_at(fw, p, at + (float3)(0, 0, 1) - s * w_face_velocity(u, v, w, c + sz, sy, sz), W_HI(p));
+  }
 }
 
 // MacCormack correction of one face value: forward + (old - back) / 2, limited to the old
@@ -63,18 +63,18 @@ __kernel void maccormack_velocity(P_CONST p, __global const float* u, __global c
                                   __global const float* w, __global const float* fu, __global const float* fv,
                                   __global const float* fw, __global float* bu, __global float* bv,
                                   __global float* bw, float dt) {
-  const int i = (int)get_global_id(0) + 1, j = (int)get_global_id(1) + 1, k = (int)get_global_id(2) + 1;
-  if (i > NX(p) || j > NY(p) || k > NZ(p)) return;
-  const int sy = SY(p), sz = SZ(p);
-  const int c = cell_index(p, i, j, k);
-  const float s = dt * p->inv_h;
-  const float3 at = (float3)((float)i, (float)j, (float)k);
-  bu[c] = maccormack_value(u, p, at - s * u_face_velocity(u, v, w, c, sy, sz), U_HI(p), fu[c], u[c], bu[c]);
-  bv[c] = maccormack_value(v, p, at - s * v_face_velocity(u, v, w, c, sy, sz), V_HI(p), fv[c], v[c], bv[c]);
-  bw[c] = maccormack_value(w, p, at - s * w_face_velocity(u, v, w, c, sy, sz), W_HI(p), fw[c], w[c], bw[c]);
-  if (i == NX(p)) bu[c + 1] = fu[c + 1];
-  if (j == NY(p)) bv[c + sy] = fv[c + sy];
-  if (k == NZ(p)) bw[c + sz] = fw[c + sz];
+  FOR_EACH_CELL(p) {
+    const int sy = SY(p), sz = SZ(p);
+    const int c = cell_index(p, i, j, k);
+    const float s = dt * p->inv_h;
+    const float3 at = (float3)((float)i, (float)j, (float)k);
+    bu[c] = maccormack_value(u, p, at - s * u_face_velocity(u, v, w, c, sy, sz), U_HI(p), fu[c], u[c], bu[c]);
+    bv[c] = maccormack_value(v, p, at - s * v_face_velocity(u, v, w, c, sy, sz), V_HI(p), fv[c], v[c], bv[c]);
+    bw[c] = maccormack_value(w, p, at - s * w_face_velocity(u, v, w, c, sy, sz), W_HI(p), fw[c], w[c], bw[c]);
+    if (i == NX(p)) bu[c + 1] = fu[c + 1];
+    if (j == NY(p)) bv[c + sy] = fv[c + sy];
+    if (k == NZ(p)) bw[c + sz] = fw[c + sz];
+  }
 }
 
 // Smoke density and temperature excess (x, y), cell-centred. `keep` applies the decay; cells
@@ -82,13 +82,13 @@ __kernel void maccormack_velocity(P_CONST p, __global const float* u, __global c
 __kernel void advect_scalars(P_CONST p, __global const float* u, __global const float* v,
                              __global const float* w, __global const float2* q, __global float2* out,
                              __global const uchar* type, float dt, float2 keep) {
-  const int i = (int)get_global_id(0) + 1, j = (int)get_global_id(1) + 1, k = (int)get_global_id(2) + 1;
-  if (i > NX(p) || j > NY(p) || k > NZ(p)) return;
-  const int c = cell_index(p, i, j, k);
-  const float3 x = (float3)((float)i, (float)j, (float)k) - (dt * p->inv_h) * centre_velocity(u, v, w, p, c);
-  float2 lo, hi;
-  const float2 value = sample_cells2(q, p, x, &lo, &hi) * keep;
-  out[c] = type[c] == CELL_SOLID ? (float2)(0.0f) : value;
+  FOR_EACH_CELL(p) {
+    const int c = cell_index(p, i, j, k);
+    const float3 x = (float3)((float)i, (float)j, (float)k) - (dt * p->inv_h) * centre_velocity(u, v, w, p, c);
+    float2 lo, hi;
+    const float2 value = sample_cells2(q, p, x, &lo, &hi) * keep;
+    out[c] = type[c] == CELL_SOLID ? (float2)(0.0f) : value;
+  }
 }
 
 // out = MacCormack(old q, forward, back) for the scalars; `back` may alias `out`.
@@ -96,17 +96,17 @@ __kernel void maccormack_scalars(P_CONST p, __global const float* u, __global co
                                  __global const float* w, __global const float2* q,
                                  __global const float2* forward, __global float2* back,
                                  __global const uchar* type, float dt, float2 keep) {
-  const int i = (int)get_global_id(0) + 1, j = (int)get_global_id(1) + 1, k = (int)get_global_id(2) + 1;
-  if (i > NX(p) || j > NY(p) || k > NZ(p)) return;
-  const int c = cell_index(p, i, j, k);
-  const float3 x = (float3)((float)i, (float)j, (float)k) - (dt * p->inv_h) * centre_velocity(u, v, w, p, c);
-  float2 lo, hi;
-  sample_cells2(q, p, x, &lo, &hi);
-  // forward and back already carry the decay (once and twice); undo one for the error term.
-  const float2 f = forward[c];
-  const float2 corrected = f + 0.5f * (q[c] * keep - back[c] / fmax(keep, (float2)(1e-6f)));
-  const int ok_x = corrected.x >= lo.x * keep.x && corrected.x <= hi.x * keep.x;
-  const int ok_y = corrected.y >= lo.y * keep.y && corrected.y <= hi.y * keep.y;
-  const float2 r = (float2)(ok_x ? corrected.x : f.x, ok_y ? corrected.y : f.y);
-  back[c] = type[c] == CELL_SOLID ? (float2)(0.0f) : r;
+  FOR_EACH_CELL(p) {
+    const int c = cell_index(p, i, j, k);
+    const float3 x = (float3)((float)i, (float)j, (float)k) - (dt * p->inv_h) * centre_velocity(u, v, w, p, c);
+    float2 lo, hi;
+    sample_cells2(q, p, x, &lo, &hi);
+    // forward and back already carry the decay (once and twice); undo one for the error term.
+    const float2 f = forward[c];
+    const float2 corrected = f + 0.5f * (q[c] * keep - back[c] / fmax(keep, (float2)(1e-6f)));
+    const int ok_x = corrected.x >= lo.x * keep.x && corrected.x <= hi.x * keep.x;
+    const int ok_y = corrected.y >= lo.y * keep.y && corrected.y <= hi.y * keep.y;
+    const float2 r = (float2)(ok_x ? corrected.x : f.x, ok_y ? corrected.y : f.y);
+    back[c] = type[c] == CELL_SOLID ? (float2)(0.0f) : r;
+  }
 }

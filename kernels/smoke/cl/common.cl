@@ -7,8 +7,8 @@
 // cell (i, j, k), 1 <= i <= nx, has its centre at origin + (i - 1/2, j - 1/2, k - 1/2) h. The
 // x-face u[i, j, k] is the low-x face of cell (i, j, k), at origin + (i - 1, j - 1/2, k - 1/2) h,
 // so u[1] and u[nx + 1] lie on the domain's faces; v (y-faces) and w (z-faces) likewise.
-// Kernels over faces run one work-item per interior cell: it owns the cell's three low faces,
-// and the last cell of a row also owns the high face at the domain's end.
+// Kernels over faces take the interior cells (FOR_EACH_CELL below): each cell owns its three low
+// faces, and the last cell of a row also owns the high face at the domain's end.
 
 #define CELL_FLUID 0
 #define CELL_SOLID 1  // inside the hand (signed distance < 0)
@@ -47,6 +47,23 @@ typedef struct {
 #define SZ(p) ((p)->stride[2])
 
 inline int cell_index(P_CONST p, int i, int j, int k) { return i + SY(p) * j + SZ(p) * k; }
+
+// Kernels over the interior cells: FOR_EACH_CELL(p) { body } runs the body for cell (i, j, k).
+// On a CPU a work-item walks one row (j, k), i = 1..nx: PoCL vectorises across neighbouring
+// rows, 1.5x faster than a work-item per cell for a stencil here. On a GPU (CELL_PER_ITEM) a
+// work-item takes one cell. Bodies leave a cell with `continue`, never `return`.
+#ifdef CELL_PER_ITEM
+#define FOR_EACH_CELL(p)                                                                     \
+  const int cell_i_ = (int)get_global_id(0) + 1, j = (int)get_global_id(1) + 1,             \
+            k = (int)get_global_id(2) + 1;                                                   \
+  if (cell_i_ > NX(p) || j > NY(p) || k > NZ(p)) return;                                     \
+  for (int i = cell_i_; i <= cell_i_; ++i)
+#else
+#define FOR_EACH_CELL(p)                                                                     \
+  const int j = (int)get_global_id(0) + 1, k = (int)get_global_id(1) + 1;                   \
+  if (j > NY(p) || k > NZ(p)) return;                                                        \
+  for (int i = 1; i <= NX(p); ++i)
+#endif
 
 inline float3 cell_centre(P_CONST p, int i, int j, int k) {
   return (float3)(p->origin[0], p->origin[1], p->origin[2]) +

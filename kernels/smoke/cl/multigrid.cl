@@ -41,34 +41,34 @@ __kernel void mg_coarsen_types(P_CONST fine, P_CONST coarse, __global const ucha
 // (computed here, not stored); the coarse correction starts at zero.
 __kernel void mg_restrict(P_CONST fine, P_CONST coarse, __global const float* x, __global const float* b,
                           __global const float* inv_diag, __global float* coarse_b, __global float* coarse_x) {
-  const int i = (int)get_global_id(0) + 1, j = (int)get_global_id(1) + 1, k = (int)get_global_id(2) + 1;
-  if (i > NX(coarse) || j > NY(coarse) || k > NZ(coarse)) return;
-  const int sy = SY(fine), sz = SZ(fine);
-  float sum = 0.0f;
-  for (int dz = 0; dz < 2; ++dz)
-    for (int dy = 0; dy < 2; ++dy)
-      for (int dx = 0; dx < 2; ++dx) {
-        const int fi = 2 * i - 1 + dx, fj = 2 * j - 1 + dy, fk = 2 * k - 1 + dz;
-        if (fi > NX(fine) || fj > NY(fine) || fk > NZ(fine)) continue;
-        const int c = cell_index(fine, fi, fj, fk);
-        const float inv = inv_diag[c];
-        if (inv > 0.0f) {
-          const float around = x[c - 1] + x[c + 1] + x[c - sy] + x[c + sy] + x[c - sz] + x[c + sz];
-          sum += b[c] - (x[c] / inv - around);
+  FOR_EACH_CELL(coarse) {
+    const int sy = SY(fine), sz = SZ(fine);
+    float sum = 0.0f;
+    for (int dz = 0; dz < 2; ++dz)
+      for (int dy = 0; dy < 2; ++dy)
+        for (int dx = 0; dx < 2; ++dx) {
+          const int fi = 2 * i - 1 + dx, fj = 2 * j - 1 + dy, fk = 2 * k - 1 + dz;
+          if (fi > NX(fine) || fj > NY(fine) || fk > NZ(fine)) continue;
+          const int c = cell_index(fine, fi, fj, fk);
+          const float inv = inv_diag[c];
+          if (inv > 0.0f) {
+            const float around = x[c - 1] + x[c + 1] + x[c - sy] + x[c + sy] + x[c - sz] + x[c + sz];
+            sum += b[c] - (x[c] / inv - around);
+          }
         }
-      }
-  const int c = cell_index(coarse, i, j, k);
-  coarse_b[c] = 0.5f * sum;
-  coarse_x[c] = 0.0f;
+    const int c = cell_index(coarse, i, j, k);
+    coarse_b[c] = 0.5f * sum;
+    coarse_x[c] = 0.0f;
+  }
 }
 
 // x += the coarse correction of the cell's parent, over the fine fluid.
 __kernel void mg_prolong(P_CONST fine, P_CONST coarse, __global const float* coarse_x,
                          __global const float* fine_inv_diag, __global float* fine_x) {
-  const int i = (int)get_global_id(0) + 1, j = (int)get_global_id(1) + 1, k = (int)get_global_id(2) + 1;
-  if (i > NX(fine) || j > NY(fine) || k > NZ(fine)) return;
-  const int c = cell_index(fine, i, j, k);
-  if (fine_inv_diag[c] > 0.0f) fine_x[c] += coarse_x[cell_index(coarse, (i + 1) / 2, (j + 1) / 2, (k + 1) / 2)];
+  FOR_EACH_CELL(fine) {
+    const int c = cell_index(fine, i, j, k);
+    if (fine_inv_diag[c] > 0.0f) fine_x[c] += coarse_x[cell_index(coarse, (i + 1) / 2, (j + 1) / 2, (k + 1) / 2)];
+  }
 }
 
 // ---- conjugate gradients on the finest level ----------------------------------------------------
@@ -137,9 +137,9 @@ __kernel void cg_dot(P_CONST p, __global const float* a, __global const float* b
 // d = z + beta d, beta = (r . z)_new / (r . z)_old; old_slot < 0: the first direction (d = z).
 __kernel void cg_direction(P_CONST p, __global const float8* results, int new_slot, int old_slot,
                            __global const float* z, __global float* d) {
-  const int i = (int)get_global_id(0) + 1, j = (int)get_global_id(1) + 1, k = (int)get_global_id(2) + 1;
-  if (i > NX(p) || j > NY(p) || k > NZ(p)) return;
-  const float beta = old_slot < 0 ? 0.0f : ratio_of(results, new_slot, old_slot);
-  const int c = cell_index(p, i, j, k);
-  d[c] = z[c] + beta * d[c];
+  FOR_EACH_CELL(p) {
+    const float beta = old_slot < 0 ? 0.0f : ratio_of(results, new_slot, old_slot);
+    const int c = cell_index(p, i, j, k);
+    d[c] = z[c] + beta * d[c];
+  }
 }

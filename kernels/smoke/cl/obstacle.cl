@@ -77,32 +77,32 @@ inline float solid_face_velocity(uchar ta, uchar tb, float va, float vb) {
 __kernel void enforce_boundaries(P_CONST p, __global const uchar* type,
                                  __global const float4* obstacle_velocity, __global float* u,
                                  __global float* v, __global float* w) {
-  const int i = (int)get_global_id(0) + 1, j = (int)get_global_id(1) + 1, k = (int)get_global_id(2) + 1;
-  if (i > NX(p) || j > NY(p) || k > NZ(p)) return;
-  const int c = cell_index(p, i, j, k);
-  const int sy = SY(p), sz = SZ(p);
-  const uchar t = type[c];
-  const float4 vc = obstacle_velocity[c];
-  // Low faces of this cell.
-  {
-    const uchar ta = type[c - 1];
-    if (fixed_face(ta, t)) u[c] = solid_face_velocity(ta, t, obstacle_velocity[c - 1].x, vc.x);
-    const uchar tb = type[c - sy];
-    if (fixed_face(tb, t)) v[c] = solid_face_velocity(tb, t, obstacle_velocity[c - sy].y, vc.y);
-    const uchar td = type[c - sz];
-    if (fixed_face(td, t)) w[c] = solid_face_velocity(td, t, obstacle_velocity[c - sz].z, vc.z);
-  }
-  // High faces at the domain's end.
-  if (i == NX(p)) {
-    const uchar ta = type[c + 1];
-    if (fixed_face(t, ta)) u[c + 1] = solid_face_velocity(t, ta, vc.x, 0.0f);
-  }
-  if (j == NY(p)) {
-    const uchar ta = type[c + sy];
-    if (fixed_face(t, ta)) v[c + sy] = solid_face_velocity(t, ta, vc.y, 0.0f);
-  }
-  if (k == NZ(p)) {
-    const uchar ta = type[c + sz];
-    if (fixed_face(t, ta)) w[c + sz] = solid_face_velocity(t, ta, vc.z, 0.0f);
+  FOR_EACH_CELL(p) {
+    const int c = cell_index(p, i, j, k);
+    const int sy = SY(p), sz = SZ(p);
+    const uchar t = type[c];
+    const float4 vc = obstacle_velocity[c];
+    // Low faces of this cell.
+    {
+      const uchar ta = type[c - 1];
+      if (fixed_face(ta, t)) u[c] = solid_face_velocity(ta, t, obstacle_velocity[c - 1].x, vc.x);
+      const uchar tb = type[c - sy];
+      if (fixed_face(tb, t)) v[c] = solid_face_velocity(tb, t, obstacle_velocity[c - sy].y, vc.y);
+      const uchar td = type[c - sz];
+      if (fixed_face(td, t)) w[c] = solid_face_velocity(td, t, obstacle_velocity[c - sz].z, vc.z);
+    }
+    // High faces at the domain's end.
+    if (i == NX(p)) {
+      const uchar ta = type[c + 1];
+      if (fixed_face(t, ta)) u[c + 1] = solid_face_velocity(t, ta, vc.x, 0.0f);
+    }
+    if (j == NY(p)) {
+      const uchar ta = type[c + sy];
+      if (fixed_face(t, ta)) v[c + sy] = solid_face_velocity(t, ta, vc.y, 0.0f);
+    }
+    if (k == NZ(p)) {
+      const uchar ta = type[c + sz];
+      if (fixed_face(t, ta)) w[c + sz] = solid_face_velocity(t, ta, vc.z, 0.0f);
+    }
   }
 }

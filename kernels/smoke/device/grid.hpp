@@ -1,8 +1,7 @@
 #pragma once
 // The padded MAC grid on the device (layout: cl/common.cl): its geometry, the launch ranges of
-// the kernels over it, and every buffer, allocated once at create. Kernels over cells run one
-// work-item per interior cell in work-groups along x (contiguous memory); the global x size is
-// rounded up to the group and every kernel checks its index.
+// the kernels over it, and every buffer, allocated once at create. Global sizes are rounded up
+// to the work-group and every kernel checks its index.
 #include <array>
 #include <cstddef>
 #include <utility>
@@ -16,16 +15,17 @@ struct GridGeometry {
   int sy = 0, sz = 0;     // padded strides
   int padded = 0;         // padded cells: (nx + 2)(ny + 2)(nz + 2)
   std::size_t local_x = 1;
-  cl::NDRange local;            // (local_x, 1, 1)
-  cl::NDRange cells;            // interior cells
-  cl::NDRange half_rows;        // every second cell of each row (one SOR colour)
-  cl::NDRange half_local;
+  cl::NDRange cells;            // kernels over the interior cells (cl/common.cl FOR_EACH_CELL):
+  cl::NDRange local;            // a row (j, k) per work-item on a CPU, a cell on a GPU
+  cl::NDRange colour;           // one red-black colour (cl/pressure.cl sor_colour): a row per
+  cl::NDRange colour_local;     // work-item on a CPU, a cell per work-item on a GPU
   cl::NDRange columns;          // the grid's columns (i, j): extraction and every reduction
   cl::NDRange columns_local;
   cl::NDRange all_cells;        // ghosts included
   int groups = 0;               // work-groups of a `columns` launch (reduction partials)
 
-  static GridGeometry make(const std::array<int, 3>& n) {
+  // `gpu`: one work-item per cell where the CPU form walks rows (the CELL_PER_ITEM build option).
+  static GridGeometry make(const std::array<int, 3>& n, bool gpu) {
     GridGeometry g;
     g.nx = n[0];
     g.ny = n[1];
@@ -34,12 +34,24 @@ struct GridGeometry {
     g.sz = (g.nx + 2) * (g.ny + 2);
     g.padded = g.sz * (g.nz + 2);
     g.local_x = group_for(g.nx);
-    g.local = cl::NDRange(g.local_x, 1, 1);
-    g.cells = cl::NDRange(round_up(g.nx, g.local_x), std::size_t(g.ny), std::size_t(g.nz));
-    const int half = (g.nx + 1) / 2;
-    const std::size_t hl = group_for(half);
-    g.half_local = cl::NDRange(hl, 1, 1);
-    g.half_rows = cl::NDRange(round_up(half, hl), std::size_t(g.ny), std::size_t(g.nz));
+    if (gpu) {
+      g.local = cl::NDRange(g.local_x, 1, 1);
+      g.cells = cl::NDRange(round_up(g.nx, g.local_x), std::size_t(g.ny), std::size_t(g.nz));
+    } else {
+      const std::size_t rl = group_for(g.ny);
+      g.local = cl::NDRange(rl, 1);
+      g.cells = cl::NDRange(round_up(g.ny, rl), std::size_t(g.nz));
+    }
+    if (gpu) {
+      const int half = (g.nx + 1) / 2;
+      const std::size_t hl = group_for(half);
+      g.colour_local = cl::NDRange(hl, 1, 1);
+      g.colour = cl::NDRange(round_up(half, hl), std::size_t(g.ny), std::size_t(g.nz));
+    } else {
+      const std::size_t rl = group_for(g.ny);
+      g.colour_local = cl::NDRange(rl, 1);
+      g.colour = cl::NDRange(round_up(g.ny, rl), std::size_t(g.nz));
+    }
     g.columns_local = cl::NDRange(g.local_x, 1);
     g.columns = cl::NDRange(round_up(g.nx, g.local_x), std::size_t(g.ny));
     g.all_cells = cl::NDRange(std::size_t(g.nx + 2), std::size_t(g.ny + 2), std::size_t(g.nz + 2));
@@ -49,7 +61,7 @@ struct GridGeometry {
   std::size_t columns_count() const { return std::size_t(nx) * std::size_t(ny); }
   int index(int i, int j, int k) const { return i + sy * j + sz * k; }
 
-  // The largest group of 64, 32, 16 or 8 along x that wastes at most 1/8 of a row.
+  // The largest group of 64, 32, 16 or 8 that wastes at most 1/8 of an extent.
   static std::size_t group_for(int extent) {
     for (std::size_t l : {64u, 32u, 16u}) {
       if (round_up(extent, l) * 8 <= std::size_t(extent) * 9) return l;

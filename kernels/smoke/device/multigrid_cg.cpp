@@ -55,7 +55,7 @@ opencl::Expected<std::unique_ptr<PoissonSolver>> MultigridCg::create(opencl::ClR
   while (std::max({n[0], n[1], n[2]}) > 8 && std::min({n[0], n[1], n[2]}) >= 4) {
     for (int& v : n) v = (v + 1) / 2;
     Level level;
-    level.geo = GridGeometry::make(n);
+    level.geo = GridGeometry::make(n, rt.info().is_gpu);
     level.params = fine;
     for (std::size_t d = 0; d < 3; ++d) level.params.n[d] = n[d];
     level.params.n[3] = n[0] * n[1] * n[2];
@@ -87,7 +87,7 @@ void MultigridCg::smooth(Launcher& launch, Level& level, cl::Buffer& params, int
   for (int k = 0; k < 2; ++k) {
     const int colour = k == 0 ? first_colour : 1 - first_colour;
     launch.record(set_args(sweep_, params, level.x, level.b, level.inv_diag, colour, 1.0f));
-    launch(sweep_, cl::NullRange, level.geo.half_rows, level.geo.half_local);
+    launch(sweep_, cl::NullRange, level.geo.colour, level.geo.colour_local);
   }
 }
 
@@ -110,7 +110,7 @@ void MultigridCg::precondition(Launcher& launch, GridBuffers& g) {
     cl::Buffer& cp = last == 0 ? g.params : c.params_buffer;
     for (int k = 0; k <= 2 * kCoarsestPairs; ++k) {
       launch.record(set_args(sweep_, cp, c.x, c.b, c.inv_diag, k % 2, 1.0f));
-      launch(sweep_, cl::NullRange, c.geo.half_rows, c.geo.half_local);
+      launch(sweep_, cl::NullRange, c.geo.colour, c.geo.colour_local);
     }
   }
   // Up: prolong the correction, smooth in the mirrored order.

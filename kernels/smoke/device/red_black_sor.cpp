@@ -42,7 +42,7 @@ PressureReport RedBlackSor::solve(opencl::Launcher& launch, GridBuffers& g, cons
   while (!report.converged && report.iterations < settings.max_iterations) {
     for (int colour = 0; colour < 2; ++colour) {
       launch.record(opencl::set_args(sweep_, g.params, g.pressure, g.rhs, g.inv_diag, colour, omega));
-      launch(sweep_, cl::NullRange, geo_.half_rows, geo_.half_local);
+      launch(sweep_, cl::NullRange, geo_.colour, geo_.colour_local);
     }
     ++report.iterations;
     if (report.iterations >= next_check || report.iterations == settings.max_iterations) {
