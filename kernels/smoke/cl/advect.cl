@@ -85,8 +85,7 @@ __kernel void advect_scalars(P_CONST p, __global const float* u, __global const 
   FOR_EACH_CELL(p) {
     const int c = cell_index(p, i, j, k);
     const float3 x = (float3)((float)i, (float)j, (float)k) - (dt * p->inv_h) * centre_velocity(u, v, w, p, c);
-    float2 lo, hi;
-    const float2 value = sample_cells2(q, p, x, &lo, &hi) * keep;
+    const float2 value = sample_cells2(q, p, x) * keep;
     out[c] = type[c] == CELL_SOLID ? (float2)(0.0f) : value;
   }
 }
@@ -100,7 +99,7 @@ __kernel void maccormack_scalars(P_CONST p, __global const float* u, __global co
     const int c = cell_index(p, i, j, k);
     const float3 x = (float3)((float)i, (float)j, (float)k) - (dt * p->inv_h) * centre_velocity(u, v, w, p, c);
     float2 lo, hi;
-    sample_cells2(q, p, x, &lo, &hi);
+    range_cells2(q, p, x, &lo, &hi);
     // forward and back already carry the decay (once and twice); undo one for the error term.
     const float2 f = forward[c];
     const float2 corrected = f + 0.5f * (q[c] * keep - back[c] / fmax(keep, (float2)(1e-6f)));

@@ -90,22 +90,30 @@ inline float sample_at(__global const float* f, P_CONST p, float3 g, int3 hi) {
   return mix(mix(c00, c10, t.y), mix(c01, c11, t.y), t.z);
 }
 
-// The same for two-component cell fields (smoke density, temperature excess), with the
-// smallest and largest of the eight values it blends (MacCormack's limiter).
-// g is the grid coordinate (as sample_at).
-inline float2 sample_cells2(__global const float2* f, P_CONST p, float3 g, float2* lo, float2* hi_out) {
+// The same for two-component cell fields (smoke density, temperature excess).
+inline float2 sample_cells2(__global const float2* f, P_CONST p, float3 g) {
   const int3 hi = (int3)(NX(p), NY(p), NZ(p));
   g = clamp(g, (float3)(1.0f), convert_float3(hi));
   const int3 i0 = min(convert_int3(g), hi - 1);
   const float3 t = g - convert_float3(i0);
   const int sy = SY(p), sz = SZ(p);
   const int b = i0.x + sy * i0.y + sz * i0.z;
+  const float2 c00 = mix(f[b], f[b + 1], t.x), c10 = mix(f[b + sy], f[b + sy + 1], t.x);
+  const float2 c01 = mix(f[b + sz], f[b + sz + 1], t.x), c11 = mix(f[b + sy + sz], f[b + sy + sz + 1], t.x);
+  return mix(mix(c00, c10, t.y), mix(c01, c11, t.y), t.z);
+}
+
+// The smallest and largest of the eight values sample_cells2 blends at g (MacCormack's limiter).
+inline void range_cells2(__global const float2* f, P_CONST p, float3 g, float2* lo, float2* hi_out) {
+  const int3 hi = (int3)(NX(p), NY(p), NZ(p));
+  g = clamp(g, (float3)(1.0f), convert_float3(hi));
+  const int3 i0 = min(convert_int3(g), hi - 1);
+  const int sy = SY(p), sz = SZ(p);
+  const int b = i0.x + sy * i0.y + sz * i0.z;
   const float2 a0 = f[b], a1 = f[b + 1], a2 = f[b + sy], a3 = f[b + sy + 1];
   const float2 a4 = f[b + sz], a5 = f[b + sz + 1], a6 = f[b + sy + sz], a7 = f[b + sy + sz + 1];
   *lo = fmin(fmin(fmin(a0, a1), fmin(a2, a3)), fmin(fmin(a4, a5), fmin(a6, a7)));
   *hi_out = fmax(fmax(fmax(a0, a1), fmax(a2, a3)), fmax(fmax(a4, a5), fmax(a6, a7)));
-  return mix(mix(mix(a0, a1, t.x), mix(a2, a3, t.x), t.y), mix(mix(a4, a5, t.x), mix(a6, a7, t.x), t.y),
-             t.z);
 }
 
 #define U_HI(p) ((int3)(NX(p) + 1, NY(p), NZ(p)))
