@@ -25,6 +25,7 @@
 #include "daemon/devices/device_binding.hpp"
 #include "daemon/devices/force_binding.hpp"
 #include "daemon/pipeline/kernel_fluid.hpp"
+#include "daemon/pipeline/kernel_smoke.hpp"
 #include "daemon/pipeline/kernel_renderer.hpp"
 #include "daemon/pipeline/pipeline.hpp"
 #include "daemon/recorder/recorder.hpp"
@@ -214,9 +215,19 @@ int main(int argc, char** argv) {
   // threads.usb: the transports' own threads move every block to the array and every hand frame
   // from the tracker, so they run real-time like the stages (reported with them below).
   const auto usb_threads = devices->apply_usb_thread_config();
-  // The fluid: the OpenCL particle engine, or (fluid.engine = "standin") the palm-drag model.
+  // The fluid: the OpenCL particle engine or grid smoke (fluid.medium), or (fluid.engine =
+  // "standin") the palm-drag model.
   std::unique_ptr<FluidModel> fluid;
-  if (config.fluid.engine == "opencl") {
+  if (config.fluid.engine == "opencl" && config.fluid.medium == "smoke") {
+    auto engine = KernelSmoke::create(config, error);
+    if (!engine) {
+      log_line(LogLevel::Error, "fluid", "%s ('fluid.device' = \"%s\"; 'fluid.engine' = \"standin\" runs "
+               "without OpenCL)", error.c_str(), config.fluid.device.c_str());
+      return kExitNoDevice;
+    }
+    log_line(LogLevel::Info, "fluid", "%s", engine->describe().c_str());
+    fluid = std::move(engine);
+  } else if (config.fluid.engine == "opencl") {
     const std::string materials = materials_dir(config, o.config_path);
     auto engine = KernelFluid::create(config, materials, error);
     if (!engine) {

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "kernels/force_feedback/force_feedback_config.hpp"
+#include "kernels/smoke/smoke_toml.hpp"
 
 namespace sonoflow::daemon {
 
@@ -36,6 +37,12 @@ struct Config {
     bool emulate = false;             // in-process emulated array and tracker
     std::string array_serial;         // empty: the first array found
     std::string tracker_serial;       // empty: the first tracker found
+    // The emulated tracker's scripted hand (drivers/emulator/hand_script.hpp): palm down,
+    // fingers +y, centred over the array at hand_height_m.
+    std::string hand_motion = "stir"; // stir | hover | sweep | press
+    double hand_height_m = 0.13;
+    double hand_amplitude_m = 0.04;
+    double hand_period_s = 2.0;
   } devices;
 
   struct Tracker {
@@ -43,6 +50,7 @@ struct Config {
   } tracker;
 
   struct Fluid {
+    std::string medium = "particles"; // particles (kernels/fluid) | smoke (kernels/smoke, [smoke])
     double rate_hz = 90;
     std::string material = "honey";   // a preset in config/materials/
     double tau_s = 0.0;               // conformation relaxation time
@@ -116,6 +124,11 @@ struct Config {
     int port = 8470;                  // sonoflow-view's HTTP port
     std::string bind = "127.0.0.1";   // sonoflow-view's address (anything else is warned about)
   } view;
+
+  // The smoke medium's grid, schemes, jets and plumes: the [smoke] table, read and validated by
+  // kernels/smoke/smoke_toml.hpp (it has arrays of tables, so it is not in the flat key schema).
+  // A file without one keeps the setup it started from.
+  smoke::SmokeSetup smoke;
 };
 
 }  // namespace sonoflow::daemon

@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <set>
 #include <sstream>
 #include <toml++/toml.h>
@@ -175,6 +176,7 @@ void walk(const toml::table& table, const std::string& prefix, const std::vector
           std::string_view source, std::vector<ConfigError>& errors) {
   for (auto&& [name, node] : table) {
     if (prefix.empty() && name.str() == kForceFeedbackTable) continue;  // read_force_feedback
+    if (prefix.empty() && name.str() == "smoke") continue;              // read_smoke_table
     const std::string path = prefix.empty() ? std::string(name.str())
                                             : prefix + "." + std::string(name.str());
     const auto& where = node.source().begin;
@@ -248,12 +250,40 @@ void check_cross_keys(const Config& c, std::string_view source,
                                 "\" is not a preset name (lower-case letters, digits, '-', '_')");
 }
 
-ConfigResult load_table(const toml::table& table, std::string_view source, const Config& base) {
+// The [smoke] table, when the document has one, through kernels/smoke's reader (its errors name
+// file, line and key already).
+void read_smoke_table(const toml::table& table, std::string_view text, std::string_view source,
+                      ConfigResult& result) {
+  if (!table.contains("smoke")) return;
+  auto setup = smoke::parse_smoke_setup(text, source);
+  if (!setup) {
+    // "source:line:column: what" back into its parts.
+    ConfigError e{std::string(source), 0, 0, "smoke", setup.error().message};
+    const std::string& m = setup.error().message;
+    if (m.compare(0, source.size() + 1, std::string(source) + ":") == 0) {
+      int line = 0, column = 0, used = 0;
+      if (std::sscanf(m.c_str() + source.size() + 1, "%d:%d: %n", &line, &column, &used) == 2 && used > 0) {
+        e.line = line;
+        e.column = column;
+        e.message = m.substr(source.size() + 1 + static_cast<std::size_t>(used));
+      } else {
+        e.message = m.substr(m.find(": ") == std::string::npos ? 0 : m.find(": ") + 2);
+      }
+    }
+    result.errors.push_back(std::move(e));
+    return;
+  }
+  result.config.smoke = std::move(setup.value());
+}
+
+ConfigResult load_table(const toml::table& table, std::string_view text, std::string_view source,
+                        const Config& base) {
   ConfigResult result{base, {}};
   auto keys = config_keys(result.config);
   if (const toml::node* ff = table.get(kForceFeedbackTable))
     read_force_feedback(*ff, source, result.config.force_feedback, result.errors);
   walk(table, "", keys, source, result.errors);
+  read_smoke_table(table, text, source, result);
   check_cross_keys(result.config, source, result.errors);
   return result;
 }
@@ -300,7 +330,10 @@ ConfigResult load_config_file(const std::string& path, const Config& base) {
     return result;
   }
   try {
-    return load_table(toml::parse_file(path), path, base);
+    std::ifstream in(path);
+    std::ostringstream text;
+    text << in.rdbuf();
+    return load_table(toml::parse(text.str(), path), text.str(), path, base);
   } catch (const toml::parse_error& e) {
     // toml++ reports a missing file as a parse error too; its description says which.
     return parse_failure(e, path);
@@ -310,7 +343,7 @@ ConfigResult load_config_file(const std::string& path, const Config& base) {
 ConfigResult load_config_string(std::string_view text, std::string_view source,
                                 const Config& base) {
   try {
-    return load_table(toml::parse(text, source), source, base);
+    return load_table(toml::parse(text, source), text, source, base);
   } catch (const toml::parse_error& e) {
     return parse_failure(e, source);
   }
@@ -366,6 +399,19 @@ std::vector<std::string> restart_keys_changed(const Config& running, const Confi
   for (std::string la, lb; std::getline(ra, la) && std::getline(rb, lb);) {
     if (la != lb) changed.push_back(concat(kForceFeedbackTable, ".", la.substr(0, la.find(' '))));
   }
+  // [smoke]: a restart too; a changed key is named, a changed jet or plume list as the list.
+  std::istringstream sa(smoke::render_smoke_setup(running.smoke));
+  std::istringstream sb(smoke::render_smoke_setup(loaded.smoke));
+  std::string la, lb;
+  while (true) {
+    const bool more_a = static_cast<bool>(std::getline(sa, la)), more_b = static_cast<bool>(std::getline(sb, lb));
+    if (!more_a && !more_b) break;
+    if (la == lb) continue;
+    const std::string& line = more_a ? la : lb;
+    const bool entry = line.rfind("[[", 0) == 0 || line.find('#') == std::string::npos;
+    changed.push_back(entry ? "smoke.sources" : concat("smoke.", line.substr(0, line.find(' '))));
+    if (entry) break;  // the lists differ from here on
+  }
   return changed;
 }
 
@@ -395,6 +441,7 @@ std::string render_config(const Config& config) {
     out << (key.reload == Reload::Live ? " (live)" : "") << "\n";
   }
   out << "\n" << force_feedback::render_force_feedback(config.force_feedback);
+  out << "\n" << smoke::render_smoke_setup(config.smoke);
   return out.str();
 }
 

@@ -58,9 +58,22 @@ std::vector<KeyInfo> config_keys(Config& c) {
   k.push_back(text("devices.tracker_serial", &c.devices.tracker_serial, restart,
                    "serial number of the tracker to open; empty = the first found"));
 
+  k.push_back(choice("devices.hand_motion", &c.devices.hand_motion, {"stir", "hover", "sweep", "press"},
+                     restart, "emulated tracker: the scripted hand's motion (circle, still, side to "
+                     "side, up and down)"));
+  k.push_back(real("devices.hand_height_m", &c.devices.hand_height_m, 0.02, 0.6, "m", restart,
+                   "emulated tracker: the palm's height above the array"));
+  k.push_back(real("devices.hand_amplitude_m", &c.devices.hand_amplitude_m, 0, 0.2, "m", restart,
+                   "emulated tracker: radius or half-width of the hand's motion"));
+  k.push_back(real("devices.hand_period_s", &c.devices.hand_period_s, 0.2, 60, "s", restart,
+                   "emulated tracker: one cycle of the hand's motion"));
+
   k.push_back(integer("tracker.rate_hz", &c.tracker.rate_hz, 90, 120, "Hz", restart,
                       "tracker frame rate: 90 or 120"));
 
+  k.push_back(choice("fluid.medium", &c.fluid.medium, {"particles", "smoke"}, restart,
+                     "particles: the particle fluid (fluid.material); smoke: air and smoke on a grid "
+                     "([smoke] table)"));
   k.push_back(real("fluid.rate_hz", &c.fluid.rate_hz, 30, 240, "Hz", restart,
                    "fluid frame rate"));
   k.push_back(text("fluid.material", &c.fluid.material, live,

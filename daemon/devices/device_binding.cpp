@@ -14,6 +14,14 @@ drivers::ArrayDriverConfig array_driver_config(const Config& c) {
   return a;
 }
 
+drivers::emulator::HandMotion hand_motion(const std::string& name) {
+  using drivers::emulator::HandMotion;
+  if (name == "hover") return HandMotion::Hover;
+  if (name == "sweep") return HandMotion::Sweep;
+  if (name == "press") return HandMotion::PressDown;
+  return HandMotion::StirCircle;
+}
+
 drivers::TrackerDriverConfig tracker_driver_config(const Config& c) {
   drivers::TrackerDriverConfig t;
   t.rate_hz = static_cast<std::uint16_t>(c.tracker.rate_hz);
@@ -33,10 +41,11 @@ DeviceBinding::DeviceBinding(std::unique_ptr<drivers::DeviceSet> devices,
 std::unique_ptr<DeviceBinding> DeviceBinding::emulated(rt::Clock& clock, const Config& config,
                                                        bool service_threads) {
   drivers::EmulatedDevicesConfig e;
-  e.hands.motion = drivers::emulator::HandMotion::StirCircle;
-  e.hands.center = {0.0f, 0.0f, 0.13f};  // palm 2 cm into the pool (kernel_fluid.hpp)
-  e.hands.amplitude_m = 0.04f;
-  e.hands.period_s = 2.0f;
+  // The default: the palm 2 cm into the particle fluid's pool (kernel_fluid.hpp), stirring.
+  e.hands.motion = hand_motion(config.devices.hand_motion);
+  e.hands.center = {0.0f, 0.0f, static_cast<float>(config.devices.hand_height_m)};
+  e.hands.amplitude_m = static_cast<float>(config.devices.hand_amplitude_m);
+  e.hands.period_s = static_cast<float>(config.devices.hand_period_s);
   e.service_threads = service_threads;
   e.array_driver = array_driver_config(config);
   e.tracker_driver = tracker_driver_config(config);
@@ -121,7 +130,8 @@ void DeviceBinding::shut_down() noexcept {
 std::string DeviceBinding::describe() const {
   const auto& a = devices_->array().info();
   const auto& t = devices_->tracker().info();
-  std::string s = emulated_ ? "emulated devices (in-process VirtualArray + VirtualTracker stirring a circle): "
+  std::string s = emulated_ ? "emulated devices (in-process VirtualArray + VirtualTracker, scripted hand '" +
+                                config_.devices.hand_motion + "'): "
                             : "USB devices: ";
   s += "array " + std::string(a.serial.data(), strnlen(a.serial.data(), a.serial.size())) + " (FIFO " +
        std::to_string(a.fifo_depth) + " samples), tracker " +

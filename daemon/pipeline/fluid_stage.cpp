@@ -26,6 +26,7 @@ void FluidStage::tick(const rt::LoopTick&) noexcept {
   step_time_.record(clock_.now_ns() - start);
   ++frames_;
   particles_ = info.particles;
+  last_ = info;
   if (!info.ok) {
     ++errors_;  // an engine failure publishes nothing: the haptic side goes stale and fades
     return;
@@ -61,6 +62,10 @@ void FluidStage::publish(status::StatusRegion& region, std::int64_t) noexcept {
   s.step_p99_ns = summary.p99_ns;
   s.step_max_ns = summary.max_ns;
   s.engine_errors = errors_;
+  s.medium = static_cast<std::uint32_t>(last_.medium);
+  s.grid = last_.grid;
+  s.pressure_iterations = last_.pressure_iterations;
+  s.pressure_residual = last_.pressure_residual;
   region.fluid.lock.store(s);
 }
 

@@ -39,6 +39,7 @@ class FluidStage final : public Stage {
   FluidSettings settings_{};
   std::uint64_t frames_ = 0, errors_ = 0, published_ = 0;
   std::uint32_t particles_ = 0, samples_ = 0;
+  FluidStepInfo last_{};  // the medium's figures of the newest frame
   rt::LatencyHistogram step_time_;
   FluidSceneExport* scene_ = nullptr;
 };

@@ -44,13 +44,21 @@ struct ToolForceSample {
   std::int32_t touching = 0;  // tool particles that touched the fluid in the frame
 };
 
+enum class Medium : std::uint32_t { Particles = 0, Smoke = 1 };
+
 struct FluidStepInfo {
   std::uint32_t particles = 0;
   bool ok = true;  // false: the engine failed this frame (the field is not published)
+  // A grid medium (smoke): its size and the pressure solve of the frame's last step.
+  Medium medium = Medium::Particles;
+  std::array<std::uint32_t, 3> grid{};
+  std::uint32_t pressure_iterations = 0;
+  float pressure_residual = 0;  // 1/s, divergence left by the projection
 };
 
 // Fluid side, called by the fluid thread at fluid.rate_hz (not real-time critical, but it
-// must not block on anything but its own compute).
+// must not block on anything but its own compute). The medium (particles or smoke) is chosen
+// at start (fluid.medium); the stage drives either through this seam.
 class FluidModel {
  public:
   virtual ~FluidModel() = default;

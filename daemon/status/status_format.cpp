@@ -158,6 +158,14 @@ std::string to_json(const StatusSnapshot& s, std::int64_t now_ns) {
   j.key("step_ns").open('{').field("p50", s.fluid.step_p50_ns).field("p99", s.fluid.step_p99_ns)
       .field("max", s.fluid.step_max_ns).close('}');
   j.field("engine_errors", s.fluid.engine_errors);
+  j.field("medium", std::string_view(s.fluid.medium == 1 ? "smoke" : "particles"));
+  if (s.fluid.medium == 1) {
+    j.key("grid").open('[');
+    j.value(s.fluid.grid[0]).value(s.fluid.grid[1]).value(s.fluid.grid[2]);
+    j.close(']');
+    j.field("pressure_iterations", s.fluid.pressure_iterations);
+    j.field("pressure_residual_per_s", static_cast<double>(s.fluid.pressure_residual));
+  }
   j.close('}');
 
   j.key("haptic").open('{');
@@ -291,10 +299,16 @@ std::string to_screen(const StatusSnapshot& s, const StatusSnapshot* prev, std::
       t.last_capture_ns > 0 ? human_duration(now_ns - t.last_capture_ns).c_str() : "n/a");
 
   const FluidStatus& f = s.fluid;
-  add("\nFLUID   %-10.*s tau %.3g s  alpha %.3g  particles %u  contact %u  step p50 %s p99 %s\n",
-      static_cast<int>(text_of(f.material).size()), text_of(f.material).data(), f.tau_s, f.alpha,
-      f.particles, f.contact_samples, human_duration(f.step_p50_ns).c_str(),
-      human_duration(f.step_p99_ns).c_str());
+  if (f.medium == 1) {
+    add("\nFLUID   smoke      grid %ux%ux%u  pressure %u it, residual %.3g 1/s  contact %u  step p50 %s p99 %s\n",
+        f.grid[0], f.grid[1], f.grid[2], f.pressure_iterations, static_cast<double>(f.pressure_residual),
+        f.contact_samples, human_duration(f.step_p50_ns).c_str(), human_duration(f.step_p99_ns).c_str());
+  } else {
+    add("\nFLUID   %-10.*s tau %.3g s  alpha %.3g  particles %u  contact %u  step p50 %s p99 %s\n",
+        static_cast<int>(text_of(f.material).size()), text_of(f.material).data(), f.tau_s, f.alpha,
+        f.particles, f.contact_samples, human_duration(f.step_p50_ns).c_str(),
+        human_duration(f.step_p99_ns).c_str());
+  }
   const HapticStatus& h = s.haptic;
   add("HAPTIC  %-6s safety %-7s foci %u  peak %.2f  power %.2f  solve p50 %s p99 %s  capped %" PRIu64
       "  fades %" PRIu64 "\n",

@@ -27,9 +27,9 @@ namespace sonoflow::daemon::status {
 
 inline constexpr std::uint64_t kMagic = 0x574F4C464F4E4F53ull;  // "SONOFLOW" in file byte order
 // 2: a loop row for the force-feedback servo (every section after the loops moved) and the
-// force_feedback section at the end.
+// force_feedback section at the end. 2.1: FluidStatus medium, grid and pressure solve.
 inline constexpr std::uint16_t kAbiMajor = 2;
-inline constexpr std::uint16_t kAbiMinor = 0;
+inline constexpr std::uint16_t kAbiMinor = 1;
 inline constexpr std::uint16_t kCompatMajor = 2;  // oldest reader major that understands this file
 inline constexpr std::uint32_t kHeaderSize = 4096;
 
@@ -83,6 +83,12 @@ struct FluidStatus {
   std::uint64_t frames = 0;             // fluid frames stepped
   std::int64_t step_p50_ns = 0, step_p99_ns = 0, step_max_ns = 0;  // one frame's step time
   std::uint64_t engine_errors = 0;
+  // abi_minor 1: the medium (0 particles, 1 smoke) and, for smoke, its grid and the pressure
+  // solve of the newest frame (iterations of its slowest step, residual as divergence in 1/s).
+  std::uint32_t medium = 0;
+  std::array<std::uint32_t, 3> grid{};
+  std::uint32_t pressure_iterations = 0;
+  float pressure_residual = 0;
 };
 
 enum class SafetyState : std::uint32_t { Silent = 0, Active = 1, Fading = 2 };

@@ -1,49 +1,15 @@
 #pragma once
-// Result type of the fluid engine's set-up calls (C++20 has no std::expected): either a value or
-// a FluidError that names what went wrong. Set-up code returns these instead of throwing; the
-// per-frame step never fails (it reports trouble in FluidStats).
-#include <optional>
-#include <string>
-#include <utility>
-#include <variant>
+// Result type of the fluid engine's set-up calls: the OpenCL solvers' Expected
+// (kernels/opencl/expected.hpp) under the fluid's names. Set-up code returns these instead of
+// throwing; the per-frame step never fails (it reports trouble in FluidStats).
+#include "kernels/opencl/expected.hpp"
 
 namespace sonoflow::fluid {
 
-enum class FluidErrc {
-  NoDevice,        // no OpenCL platform/device matches the selector
-  OpenClError,     // an OpenCL call failed (code in the message)
-  BuildFailed,     // the kernels did not compile; the message holds the build log
-  BadConfig,       // a configuration value is out of range or inconsistent
-  BadMaterial,     // a material preset is malformed (unknown key, wrong type, out of range)
-  BadScene,        // a scene description is malformed
-  FileNotFound,
-  CapacityExceeded,
-};
-
-struct FluidError {
-  FluidErrc code;
-  std::string message;
-};
-
+using FluidErrc = opencl::Errc;
+using FluidError = opencl::Error;
 template <class T>
-class Expected {
- public:
-  Expected(T value) : v_(std::move(value)) {}                   // NOLINT: implicit on purpose
-  Expected(FluidError error) : v_(std::move(error)) {}          // NOLINT
-  bool has_value() const { return v_.index() == 0; }
-  explicit operator bool() const { return has_value(); }
-  T& value() { return std::get<0>(v_); }
-  const T& value() const { return std::get<0>(v_); }
-  T& operator*() { return value(); }
-  T* operator->() { return &value(); }
-  const T* operator->() const { return &value(); }
-  const FluidError& error() const { return std::get<1>(v_); }
-
- private:
-  std::variant<T, FluidError> v_;
-};
-
-// For calls that return nothing on success.
-using Status = std::optional<FluidError>;
+using Expected = opencl::Expected<T>;
+using Status = opencl::Status;
 
 }  // namespace sonoflow::fluid

@@ -6,18 +6,14 @@
 #include <string>
 
 #include "kernels/fluid/media/media_config.hpp"
+#include "kernels/opencl/device_selector.hpp"
 #include "kernels/types/geometry.hpp"
 
 namespace sonoflow::fluid {
 
-enum class DeviceType { Any, Cpu, Gpu, Accelerator };
-
-// Empty strings match anything. With type Any a GPU is preferred over other devices.
-struct DeviceSelector {
-  std::string platform;  // substring of the platform name, e.g. "Portable Computing Language"
-  std::string device;    // substring of the device name
-  DeviceType type = DeviceType::Any;
-};
+// Which OpenCL device (shared with the grid smoke solver): kernels/opencl/device_selector.hpp.
+using opencl::DeviceSelector;
+using opencl::DeviceType;
 
 enum class SmoothingKernel {
   Poly6Spiky,   // W_poly6 for densities, grad W_spiky for gradients (Mueller 2003, PBF)

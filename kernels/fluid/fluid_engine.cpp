@@ -6,9 +6,10 @@
 #include <numeric>
 
 #include "kernels/fluid/constraints/constraint_set.hpp"
-#include "kernels/fluid/device/cl_runtime.hpp"
 #include "kernels/fluid/device/device_state.hpp"
 #include "kernels/fluid/device/neighbour_search.hpp"
+#include "kernels/fluid/device/opencl.hpp"
+#include "kernels/fluid/device/program_source.hpp"
 #include "kernels/fluid/device/sim_params.hpp"
 #include "kernels/fluid/hand/hand_ghosts.hpp"
 #include "kernels/fluid/material.hpp"
@@ -418,7 +419,7 @@ Expected<std::unique_ptr<FluidEngine>> FluidEngine::create(const FluidConfig& co
     if (dev.is_gpu) o += " -DNBR_STRIDED";
     return o;
   };
-  auto rt = ClRuntime::create(config.device, options, config.profile);
+  auto rt = ClRuntime::create(config.device, program_parts(), "fluid", options, config.profile);
   if (!rt) return rt.error();
   m.rt = std::move(rt.value());
   m.launch = std::make_unique<Launcher>(m.rt->queue(), m.rt->info().is_gpu ? 64 : 256, config.profile);

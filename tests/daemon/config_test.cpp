@@ -133,6 +133,55 @@ TEST(Config, SetAcceptsLiveKeysAndRefusesTheRest) {
   EXPECT_DOUBLE_EQ(c.fluid.alpha, Config{}.fluid.alpha);
 }
 
+// The smoke medium's [smoke] table (kernels/smoke/smoke_toml.hpp) goes through the same
+// loader: jets and plumes as arrays of tables, errors naming file, line and key.
+TEST(Config, SmokeTableIsReadWithItsJetsAndPlumes) {
+  const auto r = load("[fluid]\nmedium = \"smoke\"\n[smoke]\ncells = [32, 32, 48]\nopen_faces = [\"+z\"]\n"
+                      "solver = \"red-black-sor\"\n[[smoke.jet]]\nposition = [0, 0, 0.02]\n"
+                      "velocity = [0, 0, 1.5]\n[[smoke.plume]]\nposition = [0.03, 0, 0.02]\n");
+  ASSERT_TRUE(r.ok()) << r.error_report();
+  EXPECT_EQ(r.config.fluid.medium, "smoke");
+  EXPECT_EQ(r.config.smoke.config.cells[2], 48);
+  EXPECT_EQ(r.config.smoke.config.open_faces, unsigned(smoke::kOpenHighZ));
+  ASSERT_EQ(r.config.smoke.scene.jets.size(), 1u);
+  EXPECT_FLOAT_EQ(r.config.smoke.scene.jets[0].velocity.z, 1.5f);
+  ASSERT_EQ(r.config.smoke.scene.plumes.size(), 1u);
+  // The shipped defaults document SmokeConfig's own.
+  const ConfigResult shipped = load_config_file(kDefaultFile);
+  ASSERT_TRUE(shipped.ok()) << shipped.error_report();
+  EXPECT_TRUE(smoke::same_setup(shipped.config.smoke, smoke::SmokeSetup{}));
+}
+
+TEST(Config, SmokeTableErrorsNameLineAndKey) {
+  const auto r = load("[smoke]\ncells = [32, 32, 32]\n[[smoke.jet]]\nposition = [0, 0]\n");
+  ASSERT_EQ(r.errors.size(), 1u);
+  EXPECT_EQ(r.errors[0].line, 4);
+  EXPECT_NE(r.errors[0].message.find("smoke.jet[0].position"), std::string::npos) << r.errors[0].to_string();
+  const auto unknown = load("[smoke]\ncelz = [32, 32, 32]\n");
+  ASSERT_EQ(unknown.errors.size(), 1u);
+  EXPECT_NE(unknown.errors[0].message.find("smoke.celz"), std::string::npos);
+  const auto range = load("[smoke]\ncells = [2, 32, 32]\n");
+  ASSERT_EQ(range.errors.size(), 1u);
+  EXPECT_NE(range.errors[0].message.find("cells"), std::string::npos);
+  // A changed [smoke] needs a restart (a live scene may not change it).
+  Config running;
+  const auto changed = restart_keys_changed(running, load("[smoke]\nvorticity = 2.0\n").config);
+  ASSERT_EQ(changed.size(), 1u);
+  EXPECT_EQ(changed[0], "smoke.vorticity");
+  const auto jet = restart_keys_changed(running, load("[[smoke.jet]]\nposition = [0, 0, 0.02]\n").config);
+  ASSERT_EQ(jet.size(), 1u);
+  EXPECT_EQ(jet[0], "smoke.sources");
+  // Rendered for `sonoflowctl config`, and read back the same.
+  const ConfigResult scene = load_config_file(SONOFLOW_SOURCE_DIR "/config/scenes/smoke-four-plumes.toml");
+  ASSERT_TRUE(scene.ok()) << scene.error_report();
+  const std::string text = render_config(scene.config);
+  EXPECT_NE(text.find("[smoke]\ncells = [64, 64, 64]"), std::string::npos) << text;
+  const auto again = smoke::parse_smoke_setup(text.substr(text.find("\n[smoke]\n")), "rendered");
+  ASSERT_TRUE(again) << again.error().message;
+  EXPECT_TRUE(smoke::same_setup(again.value(), scene.config.smoke));
+  EXPECT_EQ(again->scene.plumes.size(), 4u);
+}
+
 TEST(Config, ForceFeedbackTableIsReadByItsOwnReader) {
   const auto r = load("[fluid]\nrate_hz = 60\n[force_feedback]\nenabled = true\ntool = \"ladle\"\n"
                       "max_force_n = 2.5\nmax_step_n = 0.02\n[safety]\nforce_stale_after_ms = 150\n");

@@ -45,7 +45,9 @@ TEST(StatusLayout, SizesAndOffsetsArePinned) {
   EXPECT_EQ(offsetof(LoopStatus, rate_hz), 56u);
   EXPECT_EQ(offsetof(LoopStatus, exec_max_ns), 128u);
   EXPECT_EQ(sizeof(TrackerStatus), 56u);
-  EXPECT_EQ(sizeof(FluidStatus), 80u);
+  EXPECT_EQ(sizeof(FluidStatus), 104u);
+  EXPECT_EQ(offsetof(FluidStatus, medium), 80u);
+  EXPECT_EQ(offsetof(FluidStatus, pressure_residual), 100u);
   EXPECT_EQ(sizeof(HapticStatus), 72u);
   EXPECT_EQ(sizeof(ArrayStatus), 88u);
   EXPECT_EQ(sizeof(RingStatus), 160u);

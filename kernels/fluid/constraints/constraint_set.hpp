@@ -15,7 +15,7 @@
 #include <memory>
 #include <vector>
 
-#include "kernels/fluid/device/cl_runtime.hpp"
+#include "kernels/fluid/device/opencl.hpp"
 #include "kernels/fluid/device/device_state.hpp"
 #include "kernels/fluid/fluid_config.hpp"
 

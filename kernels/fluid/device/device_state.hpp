@@ -1,14 +1,11 @@
 #pragma once
-// Every device buffer of the engine, allocated once at create, plus the launch helpers.
+// Every device buffer of the engine, allocated once at create (launches: kernels/opencl/launcher.hpp).
 // Per-particle fields that travel with the particles when they are reordered are `Field`s: a
 // current buffer and a spare of the same size (the gather target, and the Jacobi output of the
 // position and velocity sweeps). Scratch buffers are recomputed every substep and not reordered.
-#include <cstddef>
-#include <string>
 #include <utility>
-#include <vector>
 
-#include "kernels/fluid/device/cl.hpp"
+#include "kernels/fluid/device/opencl.hpp"
 #include "kernels/fluid/device/sim_params.hpp"
 
 namespace sonoflow::fluid {
@@ -65,83 +62,6 @@ struct DeviceState {
 
   int max_neighbours = 64;
   int max_ghost_neighbours = 48;
-};
-
-// Sets kernel arguments in order.
-template <class... Args>
-cl_int set_args(cl::Kernel& k, const Args&... args) {
-  cl_int err = CL_SUCCESS;
-  cl_uint i = 0;
-  ((err = (err == CL_SUCCESS ? k.setArg(i++, args) : err)), ...);
-  return err;
-}
-
-// Enqueues 1-D kernels over n items (global size rounded up to the work-group size; every
-// kernel checks its index) and counts failures instead of throwing.
-class Launcher {
- public:
-  Launcher(cl::CommandQueue& queue, std::size_t local, bool profile)
-      : queue_(queue), local_(local), profile_(profile) {}
-
-  void operator()(cl::Kernel& k, int n) {
-    if (n <= 0) return;
-    const std::size_t global = (static_cast<std::size_t>(n) + local_ - 1) / local_ * local_;
-    if (!profile_) {
-      record(queue_.enqueueNDRangeKernel(k, cl::NullRange, cl::NDRange(global), cl::NDRange(local_)));
-      return;
-    }
-    cl::Event ev;
-    record(queue_.enqueueNDRangeKernel(k, cl::NullRange, cl::NDRange(global), cl::NDRange(local_),
-                                       nullptr, &ev));
-    events_.push_back({k.getInfo<CL_KERNEL_FUNCTION_NAME>(), ev});
-  }
-  template <class... Args>
-  void run(cl::Kernel& k, int n, const Args&... args) {
-    record(set_args(k, args...));
-    (*this)(k, n);
-  }
-  void fill(cl::Buffer& b, std::size_t bytes, cl_uint value = 0) {
-    if (bytes == 0) return;
-    record(queue_.enqueueFillBuffer(b, value, 0, bytes));
-  }
-  void record(cl_int err) {
-    if (err != CL_SUCCESS) {
-      ++errors_;
-      last_error_ = err;
-    }
-  }
-  int take_errors() { return std::exchange(errors_, 0); }
-
-  // Profiling mode only (allocates): device time per kernel name since the last call, ms.
-  struct KernelTime {
-    std::string name;
-    double ms = 0;
-    int launches = 0;
-  };
-  void collect(std::vector<KernelTime>& totals) {
-    queue_.finish();
-    for (auto& [name, ev] : events_) {
-      const double ms = 1e-6 * static_cast<double>(ev.getProfilingInfo<CL_PROFILING_COMMAND_END>() -
-                                                    ev.getProfilingInfo<CL_PROFILING_COMMAND_START>());
-      KernelTime* t = nullptr;
-      for (auto& e : totals)
-        if (e.name == name) t = &e;
-      if (t == nullptr) t = &totals.emplace_back(KernelTime{name, 0, 0});
-      t->ms += ms;
-      ++t->launches;
-    }
-    events_.clear();
-  }
-  cl_int last_error() const { return last_error_; }
-  cl::CommandQueue& queue() { return queue_; }
-
- private:
-  cl::CommandQueue& queue_;
-  std::size_t local_;
-  bool profile_;
-  std::vector<std::pair<std::string, cl::Event>> events_;
-  int errors_ = 0;
-  cl_int last_error_ = CL_SUCCESS;
 };
 
 }  // namespace sonoflow::fluid

@@ -2,7 +2,7 @@
 // Uniform-grid neighbour search on the device (kernels in cl/sort.cl and cl/neighbours.cl):
 // a deterministic counting sort per point set, the physical reorder of the fluid particles
 // with the stable id -> slot map, and the neighbour lists reused by every constraint sweep.
-#include "kernels/fluid/device/cl_runtime.hpp"
+#include "kernels/fluid/device/opencl.hpp"
 #include "kernels/fluid/device/device_state.hpp"
 
 namespace sonoflow::fluid {

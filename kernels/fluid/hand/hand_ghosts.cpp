@@ -6,58 +6,16 @@
 
 #include <Eigen/Geometry>
 
+#include "kernels/hand/hand_capsules.hpp"
 #include "kernels/types/eigen_bridge.hpp"
 
 namespace sonoflow::fluid {
 
 namespace {
 
-using J = HandJoint;
-struct Bone {
-  J a, b;
-  bool mean_radius;  // cross pieces use the mean of both joints' radii
-};
-
-// The capsules of one hand, base joint first (ghosts are anchored to the base joint).
-constexpr Bone kBones[] = {
-    {J::ThumbMetacarpal, J::ThumbProximal, false},   {J::ThumbProximal, J::ThumbDistal, false},
-    {J::ThumbDistal, J::ThumbTip, false},            {J::IndexMetacarpal, J::IndexProximal, false},
-    {J::IndexProximal, J::IndexIntermediate, false}, {J::IndexIntermediate, J::IndexDistal, false},
-    {J::IndexDistal, J::IndexTip, false},            {J::MiddleMetacarpal, J::MiddleProximal, false},
-    {J::MiddleProximal, J::MiddleIntermediate, false},
-    {J::MiddleIntermediate, J::MiddleDistal, false}, {J::MiddleDistal, J::MiddleTip, false},
-    {J::RingMetacarpal, J::RingProximal, false},     {J::RingProximal, J::RingIntermediate, false},
-    {J::RingIntermediate, J::RingDistal, false},     {J::RingDistal, J::RingTip, false},
-    {J::LittleMetacarpal, J::LittleProximal, false}, {J::LittleProximal, J::LittleIntermediate, false},
-    {J::LittleIntermediate, J::LittleDistal, false}, {J::LittleDistal, J::LittleTip, false},
-    {J::Wrist, J::ThumbMetacarpal, false},
-    {J::IndexProximal, J::LittleProximal, true},     // knuckle line across the palm
-    {J::IndexMetacarpal, J::LittleMetacarpal, true}, // heel of the palm
-    {J::Wrist, J::Elbow, false},                     // forearm
-};
-constexpr int kBoneCount = static_cast<int>(std::size(kBones));
-constexpr float kDefaultRadius = 0.008f;  // m, when the tracker gives none
-
-struct Capsule {
-  Eigen::Vector3f a, b;
-  float r = 0;
-  bool valid = false;
-};
-
-float segment_distance(const Eigen::Vector3f& p, const Capsule& c) {
-  const Eigen::Vector3f ab = c.b - c.a;
-  const float l2 = ab.squaredNorm();
-  const float t = l2 > 1e-12f ? std::clamp((p - c.a).dot(ab) / l2, 0.0f, 1.0f) : 0.0f;
-  return (p - (c.a + t * ab)).norm();
-}
-
-Eigen::Quaternionf joint_rotation(const JointPose& j) {
-  Eigen::Quaternionf q = to_eigen(j.orientation);
-  const float n = q.norm();
-  if (!(n > 1e-6f) || !std::isfinite(n)) return Eigen::Quaternionf::Identity();
-  q.coeffs() /= n;
-  return q;
-}
+using hand::Capsule;
+using hand::joint_rotation;
+using hand::kBoneCount;
 
 Float4 f4(const Eigen::Vector3f& v) { return {v.x(), v.y(), v.z(), 0}; }
 Float4 f4(const Eigen::Quaternionf& q) { return {q.x(), q.y(), q.z(), q.w()}; }
@@ -92,24 +50,14 @@ void HandGhosts::layout(const HandFrame& frame) {
   const float s = spacing_;
   constexpr float pi = std::numbers::pi_v<float>;
   for (int h = 0; h < hands; ++h) {
-    const HandPose& hand = frame.hands[static_cast<std::size_t>(h)];
-    std::array<Capsule, kBoneCount> caps{};
-    for (int k = 0; k < kBoneCount; ++k) {
-      const JointPose& ja = hand.joint(kBones[k].a);
-      const JointPose& jb = hand.joint(kBones[k].b);
-      if (!ja.valid || !jb.valid) continue;
-      Capsule& c = caps[static_cast<std::size_t>(k)];
-      c.a = to_eigen(ja.position);
-      c.b = to_eigen(jb.position);
-      c.r = kBones[k].mean_radius ? 0.5f * (ja.radius + jb.radius) : jb.radius;
-      if (!(c.r > 0) || !std::isfinite(c.r)) c.r = kDefaultRadius;
-      c.valid = c.a.allFinite() && c.b.allFinite();
-    }
+    const HandPose& pose = frame.hands[static_cast<std::size_t>(h)];
+    hand::HandCapsules caps;
+    hand::hand_capsules(pose, caps);
     for (int k = 0; k < kBoneCount; ++k) {
       const Capsule& c = caps[static_cast<std::size_t>(k)];
       if (!c.valid) continue;
-      const int joint = static_cast<int>(kBones[k].a);
-      const JointPose& base = hand.joints[static_cast<std::size_t>(joint)];
+      const int joint = static_cast<int>(hand::bones()[static_cast<std::size_t>(k)].base);
+      const JointPose& base = pose.joints[static_cast<std::size_t>(joint)];
       const Eigen::Quaternionf rot = joint_rotation(base);
       const Eigen::Quaternionf inv = rot.conjugate();
       const Eigen::Vector3f origin = to_eigen(base.position);
@@ -131,7 +79,7 @@ void HandGhosts::layout(const HandFrame& frame) {
         for (int o = 0; o < kBoneCount; ++o) {
           const Capsule& other = caps[static_cast<std::size_t>(o)];
           if (o == k || !other.valid) continue;
-          if (segment_distance(p, other) < other.r - 0.25f * s) return;  // inside the hand
+          if (hand::axis_distance(p, other) < other.radius - 0.25f * s) return;  // inside the hand
         }
         const Eigen::Vector3f lo = inv * (p - origin);
         const Eigen::Vector3f ln = inv * n;
@@ -142,8 +90,8 @@ void HandGhosts::layout(const HandFrame& frame) {
 
       // Cylinder.
       const int rings = len > 1e-6f ? std::max(1, static_cast<int>(std::ceil(len / s))) : 0;
-      const int around = std::max(3, static_cast<int>(std::ceil(2 * pi * c.r / s)));
-      const float cyl_area = (2 * pi * c.r / static_cast<float>(around)) *
+      const int around = std::max(3, static_cast<int>(std::ceil(2 * pi * c.radius / s)));
+      const float cyl_area = (2 * pi * c.radius / static_cast<float>(around)) *
                              (rings > 0 ? len / static_cast<float>(rings) : 0.0f);
       for (int t = 0; t < rings; ++t) {
         const float along = (static_cast<float>(t) + 0.5f) * len / static_cast<float>(rings);
@@ -151,26 +99,26 @@ void HandGhosts::layout(const HandFrame& frame) {
         for (int q = 0; q < around; ++q) {
           const float th = 2 * pi * (static_cast<float>(q) + phase) / static_cast<float>(around);
           const Eigen::Vector3f n = std::cos(th) * u + std::sin(th) * w;
-          emit(c.a + along * e + c.r * n, n, cyl_area);
+          emit(c.a + along * e + c.radius * n, n, cyl_area);
         }
       }
       // Hemispherical caps at both ends (at -e around a, at +e around b).
-      const int bands = std::max(1, static_cast<int>(std::round(0.5f * pi * c.r / s)));
+      const int bands = std::max(1, static_cast<int>(std::round(0.5f * pi * c.radius / s)));
       for (int end = 0; end < 2; ++end) {
         const Eigen::Vector3f centre = end == 0 ? c.a : c.b;
         const Eigen::Vector3f pole = end == 0 ? Eigen::Vector3f(-e) : e;
         for (int bnd = 0; bnd < bands; ++bnd) {
           const float phi = 0.5f * pi * (static_cast<float>(bnd) + 0.5f) / static_cast<float>(bands);
-          const float ring_r = c.r * std::sin(phi);
+          const float ring_r = c.radius * std::sin(phi);
           const int m = std::max(1, static_cast<int>(std::ceil(2 * pi * ring_r / s)));
-          const float band_area = 2 * pi * c.r * c.r *
+          const float band_area = 2 * pi * c.radius * c.radius *
                                   (std::cos(0.5f * pi * static_cast<float>(bnd) / static_cast<float>(bands)) -
                                    std::cos(0.5f * pi * static_cast<float>(bnd + 1) / static_cast<float>(bands)));
           for (int q = 0; q < m; ++q) {
             const float th = 2 * pi * static_cast<float>(q) / static_cast<float>(m);
             const Eigen::Vector3f n =
                 std::sin(phi) * (std::cos(th) * u + std::sin(th) * w) + std::cos(phi) * pole;
-            emit(centre + c.r * n, n, band_area / static_cast<float>(m));
+            emit(centre + c.radius * n, n, band_area / static_cast<float>(m));
           }
         }
       }

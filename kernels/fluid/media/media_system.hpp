@@ -17,7 +17,7 @@
 #include <span>
 #include <vector>
 
-#include "kernels/fluid/device/cl_runtime.hpp"
+#include "kernels/fluid/device/opencl.hpp"
 #include "kernels/fluid/device/device_state.hpp"
 #include "kernels/fluid/fluid_config.hpp"
 #include "kernels/fluid/hand/hand_ghosts.hpp"

@@ -1,16 +1,19 @@
 #pragma once
-// OpenCL platform, device, context, queue and the fluid program, chosen and built once at
-// start-up. The device is picked by name substring and/or type from the configuration, never
-// by an index, so the same config works on PoCL (CPU) and on any GPU ICD.
+// OpenCL platform, device, context, queue and one solver's program, chosen and built once at
+// start-up. The device is picked by name substring and/or type (device_selector.hpp); a build
+// failure comes back with the compiler's log.
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
+#include <string_view>
 
-#include "kernels/fluid/device/cl.hpp"
-#include "kernels/fluid/expected.hpp"
-#include "kernels/fluid/fluid_config.hpp"
+#include "kernels/opencl/cl.hpp"
+#include "kernels/opencl/device_selector.hpp"
+#include "kernels/opencl/expected.hpp"
+#include "kernels/opencl/program_source.hpp"
 
-namespace sonoflow::fluid {
+namespace sonoflow::opencl {
 
 struct ClDeviceInfo {
   std::string platform;
@@ -23,11 +26,13 @@ struct ClDeviceInfo {
 
 class ClRuntime {
  public:
-  // Picks the device, creates context and in-order queue, and builds the embedded program
-  // with the options `build_options(device)` returns. Build failures return BuildFailed with
-  // the compiler log.
+  // Picks the device, creates context and in-order queue, and builds `program` (named
+  // `program_name` in messages, e.g. "fluid") with the options `build_options(device)` returns.
+  // Build failures return BuildFailed with the compiler log.
   using OptionsFor = std::function<std::string(const ClDeviceInfo&)>;
   static Expected<std::unique_ptr<ClRuntime>> create(const DeviceSelector& selector,
+                                                     std::span<const ProgramPart> program,
+                                                     std::string_view program_name,
                                                      const OptionsFor& build_options,
                                                      bool profiling = false);
 
@@ -49,4 +54,4 @@ class ClRuntime {
   ClDeviceInfo info_;
 };
 
-}  // namespace sonoflow::fluid
+}  // namespace sonoflow::opencl

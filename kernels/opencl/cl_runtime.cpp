@@ -1,10 +1,8 @@
-#include "kernels/fluid/device/cl_runtime.hpp"
+#include "kernels/opencl/cl_runtime.hpp"
 
 #include <vector>
 
-#include "kernels/fluid/device/program_source.hpp"
-
-namespace sonoflow::fluid {
+namespace sonoflow::opencl {
 
 std::string cl_error_name(cl_int code) {
   const char* name = "unknown";
@@ -54,18 +52,20 @@ int rank_of(cl_device_type t) {
   return 2;
 }
 
-FluidError cl_failure(const char* what, cl_int code) {
-  return {FluidErrc::OpenClError, std::string(what) + " failed: " + cl_error_name(code)};
+Error cl_failure(const char* what, cl_int code) {
+  return {Errc::OpenClError, std::string(what) + " failed: " + cl_error_name(code)};
 }
 
 }  // namespace
 
 Expected<std::unique_ptr<ClRuntime>> ClRuntime::create(const DeviceSelector& selector,
+                                                       std::span<const ProgramPart> program,
+                                                       std::string_view program_name,
                                                        const OptionsFor& options_for,
                                                        bool profiling) {
   std::vector<cl::Platform> platforms;
   if (cl_int err = cl::Platform::get(&platforms); err != CL_SUCCESS || platforms.empty()) {
-    return FluidError{FluidErrc::NoDevice,
+    return Error{Errc::NoDevice,
                       "no OpenCL platform found (is an ICD such as pocl-opencl-icd installed?)"};
   }
 
@@ -95,7 +95,7 @@ Expected<std::unique_ptr<ClRuntime>> ClRuntime::create(const DeviceSelector& sel
     }
   }
   if (!found) {
-    return FluidError{FluidErrc::NoDevice, "no OpenCL device matches platform '" +
+    return Error{Errc::NoDevice, "no OpenCL device matches platform '" +
                                                selector.platform + "' device '" +
                                                selector.device + "'; available:" + seen};
   }
@@ -117,16 +117,25 @@ Expected<std::unique_ptr<ClRuntime>> ClRuntime::create(const DeviceSelector& sel
   if (err != CL_SUCCESS) return cl_failure("clCreateCommandQueue", err);
 
   const std::string build_options = options_for(rt->info_);
-  const std::string source = program_source();
+  const std::string source = join(program);
   rt->program_ = cl::Program(rt->context_, source, false, &err);
   if (err != CL_SUCCESS) return cl_failure("clCreateProgramWithSource", err);
   err = rt->program_.build(std::vector<cl::Device>{chosen}, build_options.c_str());
   if (err != CL_SUCCESS) {
     std::string log = rt->program_.getBuildInfo<CL_PROGRAM_BUILD_LOG>(chosen);
-    return FluidError{FluidErrc::BuildFailed, "OpenCL build of the fluid kernels failed on '" +
-                                                  rt->info_.name + "' with options '" +
-                                                  build_options + "': " + cl_error_name(err) +
-                                                  "\n" + log};
+    // The log numbers lines of the joined program; say which file each range came from.
+    log += "\nprogram lines by file:";
+    int line = 1;
+    for (const ProgramPart& part : program) {
+      int lines = 0;
+      for (const char* c = part.text; *c != '\0'; ++c) lines += *c == '\n' ? 1 : 0;
+      log += " " + std::string(part.file) + " " + std::to_string(line) + "-" + std::to_string(line + lines);
+      line += lines;
+    }
+    return Error{Errc::BuildFailed, "OpenCL build of the " + std::string(program_name) +
+                                        " kernels failed on '" + rt->info_.name +
+                                        "' with options '" + build_options +
+                                        "': " + cl_error_name(err) + "\n" + log};
   }
   return rt;
 }
@@ -138,4 +147,4 @@ Expected<cl::Kernel> ClRuntime::kernel(const char* name) const {
   return k;
 }
 
-}  // namespace sonoflow::fluid
+}  // namespace sonoflow::opencl

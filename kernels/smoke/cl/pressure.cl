@@ -1,0 +1,111 @@
+// Pressure projection (thesis Eq. 4.6): solve lap p = (rho / dt) div u* with dp/dn = 0 at walls
+// and at the hand (whose faces keep their prescribed velocity) and p = 0 behind open faces, then
+// u = u* - (dt / rho) grad p. Discretely, per fluid cell i with fluid or open neighbours j:
+//
+//   sum_j (p_i - p_j) = b_i,   b_i = -(rho h / dt) (net outflow of cell i in m/s)
+//
+// i.e. A p = b with A_ii = the number of non-solid neighbours and A_ij = -1. p is kept 0 in
+// solid and wall cells, so a sweep can sum all six neighbours without branches. A residual
+// r = b - A p leaves a velocity divergence of r dt / (rho h^2) after the projection: that is the
+// residual the solvers report and test against (1/s).
+
+// b = -(rho h / dt) (outflow); partial sums of b and of the fluid cells (for the mean).
+__kernel void divergence_rhs(P_CONST p, __global const float* u, __global const float* v,
+                             __global const float* w, __global const uchar* type, __global float* b,
+                             __global float8* partials, __local float8* scratch) {
+  COLUMN_REDUCTION_BEGIN(p)
+    float rhs = 0.0f;
+    if (type[c] == CELL_FLUID) {
+      const float out = (u[c + 1] - u[c]) + (v[c + SY(p)] - v[c]) + (w[c + SZ(p)] - w[c]);
+      rhs = -p->rhs_scale * out;
+      sums.x += rhs;
+      sums.y += 1.0f;
+    }
+    b[c] = rhs;
+  COLUMN_REDUCTION_END(scratch, partials)
+}
+
+// A closed domain makes A singular (constants are its null space): the right-hand side must sum
+// to zero over the fluid, which a hand crossing the domain's boundary breaks. Removing the mean
+// projects b onto A's range. `sums` = (sum b, fluid cells) from divergence_rhs's reduction.
+__kernel void subtract_mean(P_CONST p, __global const float8* sums, int slot, __global const uchar* type,
+                            __global float* b) {
+  const int i = (int)get_global_id(0) + 1, j = (int)get_global_id(1) + 1, k = (int)get_global_id(2) + 1;
+  if (i > NX(p) || j > NY(p) || k > NZ(p)) return;
+  const int c = cell_index(p, i, j, k);
+  const float8 s = sums[slot];
+  if (type[c] == CELL_FLUID && s.s1 > 0.0f) b[c] -= s.s0 / s.s1;
+}
+
+// 1 / A_ii per fluid cell (0 elsewhere, and for a fluid cell sealed off on every side); pressure
+// zeroed outside the fluid.
+__kernel void pressure_coefficients(P_CONST p, __global const uchar* type, __global float* inv_diag,
+                                    __global float* pressure) {
+  const int i = (int)get_global_id(0) + 1, j = (int)get_global_id(1) + 1, k = (int)get_global_id(2) + 1;
+  if (i > NX(p) || j > NY(p) || k > NZ(p)) return;
+  const int c = cell_index(p, i, j, k);
+  const int sy = SY(p), sz = SZ(p);
+  float inv = 0.0f;
+  if (type[c] == CELL_FLUID) {
+    int open = 0;
+    const int nbr[6] = {c - 1, c + 1, c - sy, c + sy, c - sz, c + sz};
+    for (int n = 0; n < 6; ++n) {
+      const uchar t = type[nbr[n]];
+      open += (t == CELL_FLUID || t == CELL_OPEN) ? 1 : 0;
+    }
+    inv = open > 0 ? 1.0f / (float)open : 0.0f;
+  }
+  inv_diag[c] = inv;
+  if (inv == 0.0f) pressure[c] = 0.0f;
+}
+
+// One colour of a red-black SOR sweep: cells with (i + j + k) % 2 == colour. The work-items
+// cover every second cell of a row.
+__kernel void sor_colour(P_CONST p, __global float* pressure, __global const float* b,
+                         __global const float* inv_diag, int colour, float omega) {
+  const int j = (int)get_global_id(1) + 1, k = (int)get_global_id(2) + 1;
+  const int i = 1 + (((1 + j + k + colour) & 1)) + 2 * (int)get_global_id(0);
+  if (i > NX(p) || j > NY(p) || k > NZ(p)) return;
+  const int c = cell_index(p, i, j, k);
+  const int sy = SY(p), sz = SZ(p);
+  const float inv = inv_diag[c];
+  const float sum = b[c] + pressure[c - 1] + pressure[c + 1] + pressure[c - sy] + pressure[c + sy] +
+                    pressure[c - sz] + pressure[c + sz];
+  const float old = pressure[c];
+  pressure[c] = inv > 0.0f ? old + omega * (sum * inv - old) : 0.0f;
+}
+
+// Partial maxima of |r| (lane 4) and sums of r^2 (lane 0), r = b - A p over the fluid.
+__kernel void pressure_residual(P_CONST p, __global const float* pressure, __global const float* b,
+                                __global const float* inv_diag, __global float8* partials,
+                                __local float8* scratch) {
+  COLUMN_REDUCTION_BEGIN(p)
+    const float inv = inv_diag[c];
+    if (inv > 0.0f) {
+      const int sy = SY(p), sz = SZ(p);
+      const float sum = pressure[c - 1] + pressure[c + 1] + pressure[c - sy] + pressure[c + sy] +
+                        pressure[c - sz] + pressure[c + sz];
+      const float r = b[c] - (pressure[c] / inv - sum);
+      sums.x += r * r;
+      maxima.x = fmax(maxima.x, fabs(r));
+    }
+  COLUMN_REDUCTION_END(scratch, partials)
+}
+
+// u -= (dt / (rho h)) (p_i - p_{i-1}) on every face the projection may change.
+__kernel void project(P_CONST p, __global const float* pressure, __global const uchar* type,
+                      __global float* u, __global float* v, __global float* w) {
+  const int i = (int)get_global_id(0) + 1, j = (int)get_global_id(1) + 1, k = (int)get_global_id(2) + 1;
+  if (i > NX(p) || j > NY(p) || k > NZ(p)) return;
+  const int c = cell_index(p, i, j, k);
+  const int sy = SY(p), sz = SZ(p);
+  const float s = p->project_scale;
+  const uchar t = type[c];
+  const float pc = pressure[c];
+  if (!fixed_face(type[c - 1], t)) u[c] -= s * (pc - pressure[c - 1]);
+  if (!fixed_face(type[c - sy], t)) v[c] -= s * (pc - pressure[c - sy]);
+  if (!fixed_face(type[c - sz], t)) w[c] -= s * (pc - pressure[c - sz]);
+  if (i == NX(p) && !fixed_face(t, type[c + 1])) u[c + 1] -= s * (pressure[c + 1] - pc);
+  if (j == NY(p) && !fixed_face(t, type[c + sy])) v[c + sy] -= s * (pressure[c + sy] - pc);
+  if (k == NZ(p) && !fixed_face(t, type[c + sz])) w[c + sz] -= s * (pressure[c + sz] - pc);
+}

@@ -1,0 +1,95 @@
+#pragma once
+// The padded MAC grid on the device (layout: cl/common.cl): its geometry, the launch ranges of
+// the kernels over it, and every buffer, allocated once at create. Kernels over cells run one
+// work-item per interior cell in work-groups along x (contiguous memory); the global x size is
+// rounded up to the group and every kernel checks its index.
+#include <array>
+#include <cstddef>
+#include <utility>
+
+#include "kernels/opencl/cl.hpp"
+
+namespace sonoflow::smoke {
+
+struct GridGeometry {
+  int nx = 0, ny = 0, nz = 0;
+  int sy = 0, sz = 0;     // padded strides
+  int padded = 0;         // padded cells: (nx + 2)(ny + 2)(nz + 2)
+  std::size_t local_x = 1;
+  cl::NDRange local;            // (local_x, 1, 1)
+  cl::NDRange cells;            // interior cells
+  cl::NDRange half_rows;        // every second cell of each row (one SOR colour)
+  cl::NDRange half_local;
+  cl::NDRange columns;          // the grid's columns (i, j): extraction and every reduction
+  cl::NDRange columns_local;
+  cl::NDRange all_cells;        // ghosts included
+  int groups = 0;               // work-groups of a `columns` launch (reduction partials)
+
+  static GridGeometry make(const std::array<int, 3>& n) {
+    GridGeometry g;
+    g.nx = n[0];
+    g.ny = n[1];
+    g.nz = n[2];
+    g.sy = g.nx + 2;
+    g.sz = (g.nx + 2) * (g.ny + 2);
+    g.padded = g.sz * (g.nz + 2);
+    g.local_x = group_for(g.nx);
+    g.local = cl::NDRange(g.local_x, 1, 1);
+    g.cells = cl::NDRange(round_up(g.nx, g.local_x), std::size_t(g.ny), std::size_t(g.nz));
+    const int half = (g.nx + 1) / 2;
+    const std::size_t hl = group_for(half);
+    g.half_local = cl::NDRange(hl, 1, 1);
+    g.half_rows = cl::NDRange(round_up(half, hl), std::size_t(g.ny), std::size_t(g.nz));
+    g.columns_local = cl::NDRange(g.local_x, 1);
+    g.columns = cl::NDRange(round_up(g.nx, g.local_x), std::size_t(g.ny));
+    g.all_cells = cl::NDRange(std::size_t(g.nx + 2), std::size_t(g.ny + 2), std::size_t(g.nz + 2));
+    g.groups = static_cast<int>(g.columns[0] / g.local_x) * g.ny;
+    return g;
+  }
+  std::size_t columns_count() const { return std::size_t(nx) * std::size_t(ny); }
+  int index(int i, int j, int k) const { return i + sy * j + sz * k; }
+
+  // The largest group of 64, 32, 16 or 8 along x that wastes at most 1/8 of a row.
+  static std::size_t group_for(int extent) {
+    for (std::size_t l : {64u, 32u, 16u}) {
+      if (round_up(extent, l) * 8 <= std::size_t(extent) * 9) return l;
+    }
+    return 8;
+  }
+  static std::size_t round_up(int extent, std::size_t l) {
+    return (std::size_t(extent) + l - 1) / l * l;
+  }
+};
+
+// Slots of the reduction results buffer (3 and up: the solvers' own).
+enum ResultSlot : int { kSlotRhs = 0, kSlotResidual = 1, kSlotStats = 2, kResultSlots = 8 };
+
+// Three velocity components on faces (u: x-faces, v: y-faces, w: z-faces).
+struct FaceField {
+  cl::Buffer u, v, w;
+};
+inline void swap(FaceField& a, FaceField& b) noexcept {
+  std::swap(a.u, b.u);
+  std::swap(a.v, b.v);
+  std::swap(a.w, b.w);
+}
+
+struct GridBuffers {
+  cl::Buffer params;
+  FaceField velocity, scratch_a, scratch_b;  // scratch: advection targets (MacCormack uses both)
+  cl::Buffer smoke, smoke_a, smoke_b;        // float2 per cell: density, temperature excess
+  cl::Buffer type;                           // uchar CellType
+  cl::Buffer sdf;                            // float, m: distance to the hand (negative inside)
+  cl::Buffer bone;                           // int: nearest hand bone (hand * 23 + bone), -1
+  cl::Buffer obstacle_velocity;              // float4, m/s: the hand's velocity at the cell
+  cl::Buffer omega;                          // float4: vorticity, |vorticity|
+  cl::Buffer force;                          // float4, m/s^2: confinement force
+  cl::Buffer pressure, rhs, inv_diag;        // float: the Poisson problem (pressure.cl)
+  cl::Buffer partials;                       // float8 per work-group of a cells launch
+  cl::Buffer results;                        // float8 per ResultSlot
+  cl::Buffer capsules;                       // float4 x 5 per hand capsule (obstacle.cl)
+  cl::Buffer sources;                        // float4 x 3 per jet or plume (forces.cl)
+  cl::Buffer target_position, target_normal; // float4 per wall column (extract.cl)
+};
+
+}  // namespace sonoflow::smoke

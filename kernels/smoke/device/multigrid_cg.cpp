@@ -1,0 +1,187 @@
+#include "kernels/smoke/device/multigrid_cg.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace sonoflow::smoke {
+
+namespace {
+
+using opencl::Launcher;
+using opencl::set_args;
+
+constexpr int kSlotUpdate = kSlotResidual;  // max |r| after the CG update
+constexpr int kSlotDq = 3;                  // d . q
+constexpr int kSlotRz[2] = {4, 5};          // r . z of this and the last iteration, alternating
+
+}  // namespace
+
+opencl::Expected<std::unique_ptr<PoissonSolver>> MultigridCg::create(opencl::ClRuntime& rt,
+                                                                     const GridGeometry& geometry,
+                                                                     const GridReduce& reduce,
+                                                                     const SmokeParams& fine) {
+  std::unique_ptr<MultigridCg> s(new MultigridCg(geometry, reduce));
+  for (auto [k, name] : {std::pair{&s->coarsen_, "mg_coarsen_types"},
+                         std::pair{&s->coefficients_, "pressure_coefficients"},
+                         std::pair{&s->sweep_, "sor_colour"}, std::pair{&s->restrict_, "mg_restrict"},
+                         std::pair{&s->prolong_, "mg_prolong"},
+                         std::pair{&s->cg_residual_, "cg_residual"}, std::pair{&s->cg_apply_, "cg_apply"},
+                         std::pair{&s->cg_update_, "cg_update"}, std::pair{&s->cg_dot_, "cg_dot"},
+                         std::pair{&s->cg_direction_, "cg_direction"}}) {
+    auto kernel = rt.kernel(name);
+    if (!kernel) return kernel.error();
+    *k = kernel.value();
+  }
+  cl::Context& ctx = rt.context();
+  cl_int err = CL_SUCCESS;
+  auto buffer = [&](std::size_t bytes) {
+    cl_int e = CL_SUCCESS;
+    cl::Buffer b(ctx, CL_MEM_READ_WRITE, std::max<std::size_t>(bytes, 16), nullptr, &e);
+    if (e != CL_SUCCESS && err == CL_SUCCESS) err = e;
+    return b;
+  };
+  cl::CommandQueue& q = rt.queue();
+  auto zero = [&](cl::Buffer& b, std::size_t bytes) {
+    if (cl_int e = q.enqueueFillBuffer(b, cl_uint{0}, 0, bytes); e != CL_SUCCESS && err == CL_SUCCESS) err = e;
+  };
+  const auto cells = static_cast<std::size_t>(geometry.padded);
+  for (cl::Buffer* b : {&s->r_, &s->z_, &s->d_, &s->q_}) {
+    *b = buffer(cells * 4);
+    zero(*b, cells * 4);
+  }
+  // Level 0 is the engine's grid; coarser levels halve it until the longest axis is at most 8.
+  s->levels_.push_back(Level{geometry, fine, {}, {}, {}, {}, {}});
+  std::array<int, 3> n{geometry.nx, geometry.ny, geometry.nz};
+  while (std::max({n[0], n[1], n[2]}) > 8 && std::min({n[0], n[1], n[2]}) >= 4) {
+    for (int& v : n) v = (v + 1) / 2;
+    Level level;
+    level.geo = GridGeometry::make(n);
+    level.params = fine;
+    for (std::size_t d = 0; d < 3; ++d) level.params.n[d] = n[d];
+    level.params.n[3] = n[0] * n[1] * n[2];
+    level.params.stride[1] = level.geo.sy;
+    level.params.stride[2] = level.geo.sz;
+    level.params.stride[3] = level.geo.padded;
+    const auto lc = static_cast<std::size_t>(level.geo.padded);
+    level.params_buffer = buffer(sizeof(SmokeParams));
+    if (cl_int e = q.enqueueWriteBuffer(level.params_buffer, CL_TRUE, 0, sizeof(SmokeParams), &level.params);
+        e != CL_SUCCESS && err == CL_SUCCESS)
+      err = e;
+    level.type = buffer(lc);
+    for (cl::Buffer* b : {&level.inv_diag, &level.x, &level.b}) {
+      *b = buffer(lc * 4);
+      zero(*b, lc * 4);
+    }
+    s->levels_.push_back(std::move(level));
+  }
+  if (cl_int e = q.finish(); e != CL_SUCCESS && err == CL_SUCCESS) err = e;
+  if (err != CL_SUCCESS) {
+    return opencl::Error{opencl::Errc::OpenClError,
+                         "allocating the multigrid levels failed: " + opencl::cl_error_name(err)};
+  }
+  return std::unique_ptr<PoissonSolver>(std::move(s));
+}
+
+// One red-black Gauss-Seidel pair, red first (colour 0) or black first.
+void MultigridCg::smooth(Launcher& launch, Level& level, cl::Buffer& params, int first_colour) {
+  for (int k = 0; k < 2; ++k) {
+    const int colour = k == 0 ? first_colour : 1 - first_colour;
+    launch.record(set_args(sweep_, params, level.x, level.b, level.inv_diag, colour, 1.0f));
+    launch(sweep_, cl::NullRange, level.geo.half_rows, level.geo.half_local);
+  }
+}
+
+void MultigridCg::precondition(Launcher& launch, GridBuffers& g) {
+  Level& top = levels_[0];
+  launch.fill(top.x, static_cast<std::size_t>(top.geo.padded) * 4);
+  const int last = levels() - 1;
+  // Down: smooth, restrict the residual.
+  for (int l = 0; l < last; ++l) {
+    Level& f = levels_[static_cast<std::size_t>(l)];
+    Level& c = levels_[static_cast<std::size_t>(l) + 1];
+    cl::Buffer& fp = l == 0 ? g.params : f.params_buffer;
+    smooth(launch, f, fp, 0);
+    launch.record(set_args(restrict_, fp, c.params_buffer, f.x, f.b, f.inv_diag, c.b, c.x));
+    launch(restrict_, cl::NullRange, c.geo.cells, c.geo.local);
+  }
+  // Coarsest: a palindrome of colour sweeps (red, then black-red pairs), symmetric as a whole.
+  {
+    Level& c = levels_[static_cast<std::size_t>(last)];
+    cl::Buffer& cp = last == 0 ? g.params : c.params_buffer;
+    for (int k = 0; k <= 2 * kCoarsestPairs; ++k) {
+      launch.record(set_args(sweep_, cp, c.x, c.b, c.inv_diag, k % 2, 1.0f));
+      launch(sweep_, cl::NullRange, c.geo.half_rows, c.geo.half_local);
+    }
+  }
+  // Up: prolong the correction, smooth in the mirrored order.
+  for (int l = last - 1; l >= 0; --l) {
+    Level& f = levels_[static_cast<std::size_t>(l)];
+    Level& c = levels_[static_cast<std::size_t>(l) + 1];
+    cl::Buffer& fp = l == 0 ? g.params : f.params_buffer;
+    launch.record(set_args(prolong_, fp, c.params_buffer, c.x, f.inv_diag, f.x));
+    launch(prolong_, cl::NullRange, f.geo.cells, f.geo.local);
+    smooth(launch, f, fp, 1);
+  }
+}
+
+PressureReport MultigridCg::solve(Launcher& launch, GridBuffers& g, const PressureSettings& settings,
+                                  float divergence_scale) {
+  // Level 0 works on the engine's grid: the preconditioner solves M z = r.
+  Level& top = levels_[0];
+  top.type = g.type;
+  top.inv_diag = g.inv_diag;
+  top.x = z_;
+  top.b = r_;
+  launch.record(set_args(coefficients_, g.params, g.type, g.inv_diag, g.pressure));
+  launch(coefficients_, cl::NullRange, geo_.cells, geo_.local);
+  for (std::size_t l = 1; l < levels_.size(); ++l) {
+    Level& f = levels_[l - 1];
+    Level& c = levels_[l];
+    launch.record(set_args(coarsen_, l == 1 ? g.params : f.params_buffer, c.params_buffer, f.type, c.type));
+    launch(coarsen_, cl::NullRange, c.geo.all_cells, cl::NullRange);
+    launch.record(set_args(coefficients_, c.params_buffer, c.type, c.inv_diag, c.x));
+    launch(coefficients_, cl::NullRange, c.geo.cells, c.geo.local);
+  }
+  const cl::LocalSpaceArg scratch = cl::Local(sizeof(float) * 8 * geo_.local_x);
+
+  PressureReport report;
+  launch.record(set_args(cg_residual_, g.params, g.pressure, g.rhs, g.inv_diag, r_, g.partials, scratch));
+  launch(cg_residual_, cl::NullRange, geo_.columns, geo_.columns_local);
+  reduce_.fold(launch, g, geo_.groups, kSlotUpdate);
+  report.residual = reduce_.read(launch, g, kSlotUpdate)[4] * divergence_scale;
+  report.converged = report.residual <= settings.tolerance;
+  if (report.converged) return report;
+
+  // z = M r, d = z; then per iteration q = A d, x += alpha d, r -= alpha q, z = M r, d = z + beta d,
+  // with alpha and beta computed on the device from the reductions; one wait, for the residual.
+  int now = 0;
+  precondition(launch, g);
+  launch.record(set_args(cg_dot_, g.params, r_, z_, g.partials, scratch));
+  launch(cg_dot_, cl::NullRange, geo_.columns, geo_.columns_local);
+  reduce_.fold(launch, g, geo_.groups, kSlotRz[now]);
+  launch.record(set_args(cg_direction_, g.params, g.results, kSlotRz[now], -1, z_, d_));
+  launch(cg_direction_, cl::NullRange, geo_.cells, geo_.local);
+  while (report.iterations < settings.max_iterations) {
+    launch.record(set_args(cg_apply_, g.params, d_, g.inv_diag, q_, g.partials, scratch));
+    launch(cg_apply_, cl::NullRange, geo_.columns, geo_.columns_local);
+    reduce_.fold(launch, g, geo_.groups, kSlotDq);
+    launch.record(set_args(cg_update_, g.params, g.results, kSlotRz[now], kSlotDq, d_, q_, g.pressure, r_,
+                           g.partials, scratch));
+    launch(cg_update_, cl::NullRange, geo_.columns, geo_.columns_local);
+    reduce_.fold(launch, g, geo_.groups, kSlotUpdate);
+    ++report.iterations;
+    report.residual = reduce_.read(launch, g, kSlotUpdate)[4] * divergence_scale;
+    report.converged = report.residual <= settings.tolerance;
+    if (report.converged || !std::isfinite(report.residual)) break;
+    precondition(launch, g);
+    launch.record(set_args(cg_dot_, g.params, r_, z_, g.partials, scratch));
+    launch(cg_dot_, cl::NullRange, geo_.columns, geo_.columns_local);
+    reduce_.fold(launch, g, geo_.groups, kSlotRz[1 - now]);
+    launch.record(set_args(cg_direction_, g.params, g.results, kSlotRz[1 - now], kSlotRz[now], z_, d_));
+    launch(cg_direction_, cl::NullRange, geo_.cells, geo_.local);
+    now = 1 - now;
+  }
+  return report;
+}
+
+}  // namespace sonoflow::smoke
