@@ -60,11 +60,11 @@ struct SmokeEngine::Impl {
   opencl::Status allocate();
   void reset_fields();
   void cells(cl::Kernel& k) { (*launch)(k, cl::NullRange, geo.cells, geo.local); }
-  // Reductions walk columns (cl/reduce.cl).
+  // Reductions walk rows on a CPU, columns on a GPU (cl/reduce.cl).
   template <class... Args>
-  void columns(cl::Kernel& k, const Args&... args) {
+  void reduction(cl::Kernel& k, const Args&... args) {
     launch->record(set_args(k, args...));
-    (*launch)(k, cl::NullRange, geo.columns, geo.columns_local);
+    (*launch)(k, cl::NullRange, geo.reduce, geo.reduce_local);
   }
   template <class... Args>
   void cells(cl::Kernel& k, const Args&... args) {
@@ -73,7 +73,7 @@ struct SmokeEngine::Impl {
   }
   void substep(float s_end, float inv_frame_dt, const CellBox& box, SmokeStats& stats);
   void advect();
-  cl::LocalSpaceArg reduce_scratch() const { return cl::Local(sizeof(float) * 8 * geo.local_x); }
+  cl::LocalSpaceArg reduce_scratch() const { return cl::Local(sizeof(float) * 8 * geo.reduce_group); }
 };
 
 // ---- set-up -------------------------------------------------------------------------------------
@@ -362,7 +362,7 @@ void SmokeEngine::Impl::substep(float s_end, float inv_frame_dt, const CellBox& 
   cells(add_forces, g.params, g.smoke, g.force, confine, vel.u, vel.v, vel.w);
   cells(boundaries, g.params, g.type, g.obstacle_velocity, vel.u, vel.v, vel.w);
 
-  columns(divergence, g.params, vel.u, vel.v, vel.w, g.type, g.rhs, g.partials, reduce_scratch());
+  reduction(divergence, g.params, vel.u, vel.v, vel.w, g.type, g.rhs, g.partials, reduce_scratch());
   if (cfg.open_faces == 0) {
     reduce->fold(L, g, geo.groups, kSlotRhs);
     cells(subtract_mean, g.params, g.results, static_cast<int>(kSlotRhs), g.type, g.rhs);
@@ -408,7 +408,7 @@ void SmokeEngine::step_frame(const HandFrame& newest, const HandFrame* previous,
 
   // Read-back: statistics and the targets; nothing else leaves the device.
   const FaceField& vel = m.g.velocity;
-  m.columns(m.stats_kernel, m.g.params, vel.u, vel.v, vel.w, m.g.smoke, m.g.type, m.g.inv_diag, m.g.partials,
+  m.reduction(m.stats_kernel, m.g.params, vel.u, vel.v, vel.w, m.g.smoke, m.g.type, m.g.inv_diag, m.g.partials,
             m.reduce_scratch());
   m.reduce->fold(L, m.g, m.geo.groups, kSlotStats);
   L.record(q.enqueueReadBuffer(m.g.results, CL_FALSE, 0, sizeof(m.results_host), m.results_host.data()));

@@ -77,33 +77,28 @@ __kernel void mg_prolong(P_CONST fine, P_CONST coarse, __global const float* coa
 __kernel void cg_residual(P_CONST p, __global const float* x, __global const float* b,
                           __global const float* inv_diag, __global float* r, __global float8* partials,
                           __local float8* scratch) {
-  COLUMN_REDUCTION_BEGIN(p)
-    const int sy = SY(p), sz = SZ(p);
+  const int sy = SY(p), sz = SZ(p);
+  GRID_REDUCTION_BEGIN(p)
     const float inv = inv_diag[c];
-    float res = 0.0f;
-    if (inv > 0.0f) {
-      const float sum = x[c - 1] + x[c + 1] + x[c - sy] + x[c + sy] + x[c - sz] + x[c + sz];
-      res = b[c] - (x[c] / inv - sum);
-    }
+    const float sum = x[c - 1] + x[c + 1] + x[c - sy] + x[c + sy] + x[c - sz] + x[c + sz];
+    const float res = inv > 0.0f ? b[c] - (x[c] / inv - sum) : 0.0f;
     r[c] = res;
-    maxima.x = fmax(maxima.x, fabs(res));
-  COLUMN_REDUCTION_END(scratch, partials)
+    RAISE(m0, fabs(res));
+  GRID_REDUCTION_END(scratch, partials)
 }
 
 // q = A d, partial sum of d . q (lane 0).
 __kernel void cg_apply(P_CONST p, __global const float* d, __global const float* inv_diag,
                        __global float* q, __global float8* partials, __local float8* scratch) {
-  COLUMN_REDUCTION_BEGIN(p)
-    const int sy = SY(p), sz = SZ(p);
+  SUMS_IN_ANY_ORDER
+  const int sy = SY(p), sz = SZ(p);
+  GRID_REDUCTION_BEGIN(p)
     const float inv = inv_diag[c];
-    float a = 0.0f;
-    if (inv > 0.0f) {
-      const float sum = d[c - 1] + d[c + 1] + d[c - sy] + d[c + sy] + d[c - sz] + d[c + sz];
-      a = d[c] / inv - sum;
-    }
+    const float sum = d[c - 1] + d[c + 1] + d[c - sy] + d[c + sy] + d[c - sz] + d[c + sz];
+    const float a = inv > 0.0f ? d[c] / inv - sum : 0.0f;
     q[c] = a;
-    sums.x += d[c] * a;
-  COLUMN_REDUCTION_END(scratch, partials)
+    s0 += d[c] * a;
+  GRID_REDUCTION_END(scratch, partials)
 }
 
 // The CG scalars stay on the device (results slots written by reduce_partials, lane 0): the
@@ -118,27 +113,30 @@ __kernel void cg_update(P_CONST p, __global const float8* results, int rz_slot, 
                         __global const float* d, __global const float* q, __global float* x,
                         __global float* r, __global float8* partials, __local float8* scratch) {
   const float alpha = ratio_of(results, rz_slot, dq_slot);
-  COLUMN_REDUCTION_BEGIN(p)
+  GRID_REDUCTION_BEGIN(p)
     x[c] += alpha * d[c];
     const float res = r[c] - alpha * q[c];
     r[c] = res;
-    maxima.x = fmax(maxima.x, fabs(res));
-  COLUMN_REDUCTION_END(scratch, partials)
+    RAISE(m0, fabs(res));
+  GRID_REDUCTION_END(scratch, partials)
 }
 
 // Partial sum of a . b (lane 0).
 __kernel void cg_dot(P_CONST p, __global const float* a, __global const float* b, __global float8* partials,
                      __local float8* scratch) {
-  COLUMN_REDUCTION_BEGIN(p)
-    sums.x += a[c] * b[c];
-  COLUMN_REDUCTION_END(scratch, partials)
+  SUMS_IN_ANY_ORDER
+  GRID_REDUCTION_BEGIN(p)
+    s0 += a[c] * b[c];
+  GRID_REDUCTION_END(scratch, partials)
 }
 
 // d = z + beta d, beta = (r . z)_new / (r . z)_old; old_slot < 0: the first direction (d = z).
 __kernel void cg_direction(P_CONST p, __global const float8* results, int new_slot, int old_slot,
                            __global const float* z, __global float* d) {
+  // Read before the loop: `d` might alias `results` for all the compiler knows, and a load
+  // inside the loop would stop its vectorisation (6x slower on PoCL).
+  const float beta = old_slot < 0 ? 0.0f : ratio_of(results, new_slot, old_slot);
   FOR_EACH_CELL(p) {
-    const float beta = old_slot < 0 ? 0.0f : ratio_of(results, new_slot, old_slot);
     const int c = cell_index(p, i, j, k);
     d[c] = z[c] + beta * d[c];
   }

@@ -142,11 +142,11 @@ PressureReport MultigridCg::solve(Launcher& launch, GridBuffers& g, const Pressu
     launch.record(set_args(coefficients_, c.params_buffer, c.type, c.inv_diag, c.x));
     launch(coefficients_, cl::NullRange, c.geo.cells, c.geo.local);
   }
-  const cl::LocalSpaceArg scratch = cl::Local(sizeof(float) * 8 * geo_.local_x);
+  const cl::LocalSpaceArg scratch = cl::Local(sizeof(float) * 8 * geo_.reduce_group);
 
   PressureReport report;
   launch.record(set_args(cg_residual_, g.params, g.pressure, g.rhs, g.inv_diag, r_, g.partials, scratch));
-  launch(cg_residual_, cl::NullRange, geo_.columns, geo_.columns_local);
+  launch(cg_residual_, cl::NullRange, geo_.reduce, geo_.reduce_local);
   reduce_.fold(launch, g, geo_.groups, kSlotUpdate);
   report.residual = reduce_.read(launch, g, kSlotUpdate)[4] * divergence_scale;
   report.converged = report.residual <= settings.tolerance;
@@ -157,17 +157,17 @@ PressureReport MultigridCg::solve(Launcher& launch, GridBuffers& g, const Pressu
   int now = 0;
   precondition(launch, g);
   launch.record(set_args(cg_dot_, g.params, r_, z_, g.partials, scratch));
-  launch(cg_dot_, cl::NullRange, geo_.columns, geo_.columns_local);
+  launch(cg_dot_, cl::NullRange, geo_.reduce, geo_.reduce_local);
   reduce_.fold(launch, g, geo_.groups, kSlotRz[now]);
   launch.record(set_args(cg_direction_, g.params, g.results, kSlotRz[now], -1, z_, d_));
   launch(cg_direction_, cl::NullRange, geo_.cells, geo_.local);
   while (report.iterations < settings.max_iterations) {
     launch.record(set_args(cg_apply_, g.params, d_, g.inv_diag, q_, g.partials, scratch));
-    launch(cg_apply_, cl::NullRange, geo_.columns, geo_.columns_local);
+    launch(cg_apply_, cl::NullRange, geo_.reduce, geo_.reduce_local);
     reduce_.fold(launch, g, geo_.groups, kSlotDq);
     launch.record(set_args(cg_update_, g.params, g.results, kSlotRz[now], kSlotDq, d_, q_, g.pressure, r_,
                            g.partials, scratch));
-    launch(cg_update_, cl::NullRange, geo_.columns, geo_.columns_local);
+    launch(cg_update_, cl::NullRange, geo_.reduce, geo_.reduce_local);
     reduce_.fold(launch, g, geo_.groups, kSlotUpdate);
     ++report.iterations;
     report.residual = reduce_.read(launch, g, kSlotUpdate)[4] * divergence_scale;
@@ -175,7 +175,7 @@ PressureReport MultigridCg::solve(Launcher& launch, GridBuffers& g, const Pressu
     if (report.converged || !std::isfinite(report.residual)) break;
     precondition(launch, g);
     launch.record(set_args(cg_dot_, g.params, r_, z_, g.partials, scratch));
-    launch(cg_dot_, cl::NullRange, geo_.columns, geo_.columns_local);
+    launch(cg_dot_, cl::NullRange, geo_.reduce, geo_.reduce_local);
     reduce_.fold(launch, g, geo_.groups, kSlotRz[1 - now]);
     launch.record(set_args(cg_direction_, g.params, g.results, kSlotRz[1 - now], kSlotRz[now], z_, d_));
     launch(cg_direction_, cl::NullRange, geo_.cells, geo_.local);
