@@ -8,6 +8,7 @@
 
 #include "daemon/pipeline/interfaces.hpp"
 #include "daemon/pipeline/trace_items.hpp"
+#include "kernels/smoke/smoke_live.hpp"
 #include "kernels/types/contact_field.hpp"
 #include "kernels/types/focal_plan.hpp"
 #include "kernels/types/hand_pose.hpp"
@@ -21,6 +22,7 @@ struct FluidSettings {
   std::array<char, 32> material{};
   double tau_s = 0;
   double alpha = 0;
+  smoke::SmokeLive smoke{};  // the [smoke] table's live part (the smoke medium only)
 };
 
 // A ring with a drop counter and a high-water mark the supervisor exports.
