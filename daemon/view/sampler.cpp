@@ -82,6 +82,8 @@ void Sampler::sample_once() {
   if (status != nullptr && status->generation() != generation_) {
     generation_ = status->generation();
     viewer_changed = true;
+    std::lock_guard lock(history_mutex_);
+    history_.clear();  // a new daemon run: its history starts now
   }
   if (viewer_changed) publish_viewer();
 

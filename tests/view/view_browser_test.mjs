@@ -2,7 +2,7 @@
 // against sonoflowd --emulate (emulated devices, the OpenCL particle fluid): frames arrive, the
 // page shows the particle count and hand joints the daemon's status reports, the plots advance,
 // a control changes the material in the daemon, a screenshot shows the hand and the particles by
-// their colours, the view follows a daemon restart, and --png writes a picture.
+// their colours, the view follows a daemon restart (plots start afresh), and --png writes a picture.
 //
 // Run by CTest (tests/view/CMakeLists.txt) with the programs' paths in the environment:
 // SONOFLOWD, SONOFLOW_VIEW, SONOFLOW_TOP, SONOFLOW_VIEW_NPM (node_modules of the build),
@@ -90,7 +90,7 @@ test('sonoflow-view in headless chromium against sonoflowd --emulate', { timeout
   await page.goto(url);
   const state = () => page.evaluate(() => {
     const s = window.sonoflowView;
-    return { ...s, status: null, viewer: s.viewer && { attached: s.viewer.attached, attachments: s.viewer.attachments,
+    return { ...s, status: null, statusGeneration: s.status?.daemon.generation ?? null, viewer: s.viewer && { attached: s.viewer.attached, attachments: s.viewer.attachments,
                                                          control: s.viewer.control, generation: s.viewer.generation } };
   });
 
@@ -162,6 +162,13 @@ test('sonoflow-view in headless chromium against sonoflowd --emulate', { timeout
     assert.notEqual(after.viewer.generation, before.viewer.generation);
     const frames = after.sceneFrames;
     await until('new scene frames', async () => (await state()).sceneFrames > frames + 5, 60000);
+    // The plots start afresh with the new run: no point of the old daemon is left in them.
+    assert.equal(before.plotFirstGeneration, before.statusGeneration);
+    const fresh = await until('status of the new run in the plots', async () => {
+      const s = await state();
+      return s.statusGeneration !== before.statusGeneration && s.plotLength > 0 && s;
+    }, 30000);
+    assert.equal(fresh.plotFirstGeneration, fresh.statusGeneration);
   });
 
   await t.test('--png writes a picture of the view', async () => {
