@@ -5,6 +5,7 @@
 #include <array>
 #include <atomic>
 #include <cstdint>
+#include <optional>
 
 #include "daemon/pipeline/interfaces.hpp"
 #include "daemon/pipeline/trace_items.hpp"
@@ -69,6 +70,9 @@ struct Links {
   CountedRing<EmittedBlock, 256> trace_blocks;      // stream
   CountedRing<ForceTickRecord, 1024> trace_force;   // force
   std::atomic<bool> recording{false};
+  // The force servo's settings (set when the force stage is built, before any thread starts;
+  // the recorder writes them at the start of each recording).
+  std::optional<ForceServoRecord> force_servo;
 };
 
 }  // namespace sonoflow::daemon
