@@ -53,10 +53,25 @@ __kernel void advect_velocity(P_CONST p, __global const float* u, __global const
     ou[c] = blend(fu, u_face_departure(u, v, w, c, x, y, z, s, n, sy, sz), 1, sy, sz);
     ov[c] = blend(fv, v_face_departure(u, v, w, c, x, y, z, s, n, sy, sz), 1, sy, sz);
     ow[c] = blend(fw, w_face_departure(u, v, w, c, x, y, z, s, n, sy, sz), 1, sy, sz);
-    // The domain's high faces (walls are reset by enforce_boundaries; open faces need the value).
-    if (i == n.x) ou[c + 1] = blend(fu, u_face_departure(u, v, w, c + 1, x + 1.0f, y, z, s, n, sy, sz), 1, sy, sz);
-    if (j == n.y) ov[c + sy] = blend(fv, v_face_departure(u, v, w, c + sy, x, y + 1.0f, z, s, n, sy, sz), 1, sy, sz);
-    if (k == n.z) ow[c + sz] = blend(fw, w_face_departure(u, v, w, c + sz, x, y, z + 1.0f, s, n, sy, sz), 1, sy, sz);
+  }
+  // The domain's high faces (walls are reset by enforce_boundaries; open faces need the value),
+  // after the row: in it, every cell would pay for them.
+  const float x_end = (float)(n.x + 1), y_end = (float)(n.y + 1), z_end = (float)(n.z + 1);
+  FOR_LAST_CELL_OF_ROW(p) {
+    const int c = cell_index(p, i + 1, j, k);
+    ou[c] = blend(fu, u_face_departure(u, v, w, c, x_end, (float)j, (float)k, s, n, sy, sz), 1, sy, sz);
+  }
+  if (j == n.y) {
+    FOR_CELLS_OF_ROW(p) {
+      const int c = cell_index(p, i, j + 1, k);
+      ov[c] = blend(fv, v_face_departure(u, v, w, c, (float)i, y_end, (float)k, s, n, sy, sz), 1, sy, sz);
+    }
+  }
+  if (k == n.z) {
+    FOR_CELLS_OF_ROW(p) {
+      const int c = cell_index(p, i, j, k + 1);
+      ow[c] = blend(fw, w_face_departure(u, v, w, c, (float)i, (float)j, z_end, s, n, sy, sz), 1, sy, sz);
+    }
   }
 }
 

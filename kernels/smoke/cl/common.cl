@@ -58,12 +58,19 @@ inline int cell_index(P_CONST p, int i, int j, int k) { return i + SY(p) * j + S
 // Uniform values belong before the loop: a load through `p` or another buffer inside it may
 // alias the loop's stores as far as the compiler knows, and then nothing vectorises. Bodies
 // leave a cell with `continue`, never `return`.
+// Work that only some cells need (the high faces at the domain's end) costs every cell of a
+// vectorised row when it sits in the body (it is if-converted), so it can follow the loop:
+// FOR_CELLS_OF_ROW(p) { body } walks the same row (cell) again, under a condition on j or k,
+// and FOR_LAST_CELL_OF_ROW(p) { body } takes its cell i = nx only.
 #ifdef CELL_PER_ITEM
 #define FOR_EACH_CELL(p)                                                                     \
   const int cell_i_ = (int)get_global_id(0) + 1, j = (int)get_global_id(1) + 1,             \
             k = (int)get_global_id(2) + 1;                                                   \
-  if (cell_i_ > NX(p) || j > NY(p) || k > NZ(p)) return;                                     \
-  for (int i = cell_i_; i <= cell_i_; ++i)
+  const int row_end_ = NX(p);                                                                \
+  if (cell_i_ > row_end_ || j > NY(p) || k > NZ(p)) return;                                  \
+  FOR_CELLS_OF_ROW(p)
+#define FOR_CELLS_OF_ROW(p) for (int i = cell_i_; i <= cell_i_; ++i)
+#define FOR_LAST_CELL_OF_ROW(p) for (int i = cell_i_; i == row_end_; i = 0)
 #else
 #ifdef __clang__
 #define INDEPENDENT_ITERATIONS _Pragma("clang loop vectorize(assume_safety)")
@@ -74,8 +81,11 @@ inline int cell_index(P_CONST p, int i, int j, int k) { return i + SY(p) * j + S
   const int j = (int)get_global_id(0) + 1, k = (int)get_global_id(1) + 1;                   \
   if (j > NY(p) || k > NZ(p)) return;                                                        \
   const int row_end_ = NX(p);                                                                \
+  FOR_CELLS_OF_ROW(p)
+#define FOR_CELLS_OF_ROW(p)                                                                  \
   INDEPENDENT_ITERATIONS                                                                     \
   for (int i = 1; i <= row_end_; ++i)
+#define FOR_LAST_CELL_OF_ROW(p) for (int i = row_end_; i == row_end_; i = 0)
 #endif
 
 inline float3 cell_centre(P_CONST p, int i, int j, int k) {
