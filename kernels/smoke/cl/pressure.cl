@@ -103,20 +103,34 @@ __kernel void pressure_residual(P_CONST p, __global const float* pressure, __glo
   GRID_REDUCTION_END(scratch, partials)
 }
 
-// u -= (dt / (rho h)) (p_i - p_{i-1}) on every face the projection may change.
+// u -= (dt / (rho h)) (p_i - p_{i-1}) on every face the projection may change; the domain's high
+// faces after the row (common.cl), uniforms before it.
 __kernel void project(P_CONST p, __global const float* pressure, __global const uchar* type,
                       __global float* u, __global float* v, __global float* w) {
+  const int sy = SY(p), sz = SZ(p);
+  const float s = p->project_scale;
   FOR_EACH_CELL(p) {
     const int c = cell_index(p, i, j, k);
-    const int sy = SY(p), sz = SZ(p);
-    const float s = p->project_scale;
     const uchar t = type[c];
     const float pc = pressure[c];
     if (!fixed_face(type[c - 1], t)) u[c] -= s * (pc - pressure[c - 1]);
     if (!fixed_face(type[c - sy], t)) v[c] -= s * (pc - pressure[c - sy]);
     if (!fixed_face(type[c - sz], t)) w[c] -= s * (pc - pressure[c - sz]);
-    if (i == NX(p) && !fixed_face(t, type[c + 1])) u[c + 1] -= s * (pressure[c + 1] - pc);
-    if (j == NY(p) && !fixed_face(t, type[c + sy])) v[c + sy] -= s * (pressure[c + sy] - pc);
-    if (k == NZ(p) && !fixed_face(t, type[c + sz])) w[c + sz] -= s * (pressure[c + sz] - pc);
+  }
+  FOR_LAST_CELL_OF_ROW(p) {
+    const int c = cell_index(p, i + 1, j, k);
+    if (!fixed_face(type[c - 1], type[c])) u[c] -= s * (pressure[c] - pressure[c - 1]);
+  }
+  if (j == NY(p)) {
+    FOR_CELLS_OF_ROW(p) {
+      const int c = cell_index(p, i, j + 1, k);
+      if (!fixed_face(type[c - sy], type[c])) v[c] -= s * (pressure[c] - pressure[c - sy]);
+    }
+  }
+  if (k == NZ(p)) {
+    FOR_CELLS_OF_ROW(p) {
+      const int c = cell_index(p, i, j, k + 1);
+      if (!fixed_face(type[c - sz], type[c])) w[c] -= s * (pressure[c] - pressure[c - sz]);
+    }
   }
 }

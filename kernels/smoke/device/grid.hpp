@@ -105,8 +105,8 @@ struct GridBuffers {
   cl::Buffer sdf;                            // float, m: distance to the hand (negative inside)
   cl::Buffer bone;                           // int: nearest hand bone (hand * 23 + bone), -1
   cl::Buffer obstacle_velocity;              // float4, m/s: the hand's velocity at the cell
-  cl::Buffer omega;                          // float4: vorticity, |vorticity|
-  cl::Buffer force;                          // float4, m/s^2: confinement force
+  cl::Buffer omega;                          // 4 planes: vorticity x, y, z, |vorticity|
+  cl::Buffer force;                          // 3 planes, m/s^2: confinement force x, y, z
   cl::Buffer pressure, rhs, inv_diag;        // float: the Poisson problem (pressure.cl)
   cl::Buffer partials;                       // float8 per work-group of a cells launch
   cl::Buffer results;                        // float8 per ResultSlot
