@@ -50,7 +50,7 @@ struct SmokeEngine::Impl {
   std::array<Float4, 3 * kMaxSources> source_host{};
   int source_count = 0;
   std::vector<Float4> target_position, target_normal;
-  std::vector<float> smoke_host;  // read_smoke's copy of the smoke field (density, temperature)
+  std::vector<float> smoke_host;  // read_smoke's copy of the smoke density plane
   std::array<Float8, kSlotStats + 1> results_host{};  // slots kSlotRhs .. kSlotStats
 
   explicit Impl(const SmokeConfig& c) : cfg(c), hand(c.teleport_distance) {}
@@ -160,7 +160,7 @@ opencl::Status SmokeEngine::Impl::allocate() {
   }
   target_position.resize(geo.columns_count());
   target_normal.resize(geo.columns_count());
-  smoke_host.resize(2 * cells);
+  smoke_host.resize(cells);
   return std::nullopt;
 }
 
@@ -468,9 +468,10 @@ int SmokeEngine::read_smoke(std::span<SmokePoint> out, float min_density) {
   Impl& m = *impl_;
   const GridGeometry& g = m.geo;
   if (out.empty()) return 0;
+  // The density plane (the buffer's first half).
   m.launch->record(m.rt->queue().enqueueReadBuffer(m.g.smoke, CL_TRUE, 0, m.smoke_host.size() * 4,
                                                    m.smoke_host.data()));
-  auto density = [&](int i, int j, int k) { return m.smoke_host[2 * static_cast<std::size_t>(g.index(i, j, k))]; };
+  auto density = [&](int i, int j, int k) { return m.smoke_host[static_cast<std::size_t>(g.index(i, j, k))]; };
   std::size_t holding = 0;
   for (int k = 1; k <= g.nz; ++k)
     for (int j = 1; j <= g.ny; ++j)
@@ -530,8 +531,8 @@ void SmokeEngine::read_grid(GridSnapshot& out) {
         if (i < g.nx && j < g.ny && k < g.nz) {
           const std::size_t o = out.cell(i, j, k);
           out.pressure[o] = p[c];
-          out.density[o] = smoke[2 * c];
-          out.temperature[o] = smoke[2 * c + 1];
+          out.density[o] = smoke[c];
+          out.temperature[o] = smoke[n + c];
           out.sdf[o] = sdf[c];
           out.solid[o] = type[c] == kCellSolid ? 1 : 0;
         }

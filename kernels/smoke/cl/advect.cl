@@ -50,37 +50,37 @@ __kernel void advect_velocity(P_CONST p, __global const float* u, __global const
   FOR_EACH_CELL(p) {
     const int c = cell_index(p, i, j, k);
     const float x = (float)i, y = (float)j, z = (float)k;
-    ou[c] = blend(fu, u_face_departure(u, v, w, c, x, y, z, s, n, sy, sz), 1, sy, sz);
-    ov[c] = blend(fv, v_face_departure(u, v, w, c, x, y, z, s, n, sy, sz), 1, sy, sz);
-    ow[c] = blend(fw, w_face_departure(u, v, w, c, x, y, z, s, n, sy, sz), 1, sy, sz);
+    ou[c] = blend(fu, u_face_departure(u, v, w, c, x, y, z, s, n, sy, sz), sy, sz);
+    ov[c] = blend(fv, v_face_departure(u, v, w, c, x, y, z, s, n, sy, sz), sy, sz);
+    ow[c] = blend(fw, w_face_departure(u, v, w, c, x, y, z, s, n, sy, sz), sy, sz);
   }
   // The domain's high faces (walls are reset by enforce_boundaries; open faces need the value),
   // after the row: in it, every cell would pay for them.
   const float x_end = (float)(n.x + 1), y_end = (float)(n.y + 1), z_end = (float)(n.z + 1);
   FOR_LAST_CELL_OF_ROW(p) {
     const int c = cell_index(p, i + 1, j, k);
-    ou[c] = blend(fu, u_face_departure(u, v, w, c, x_end, (float)j, (float)k, s, n, sy, sz), 1, sy, sz);
+    ou[c] = blend(fu, u_face_departure(u, v, w, c, x_end, (float)j, (float)k, s, n, sy, sz), sy, sz);
   }
   if (j == n.y) {
     FOR_CELLS_OF_ROW(p) {
       const int c = cell_index(p, i, j + 1, k);
-      ov[c] = blend(fv, v_face_departure(u, v, w, c, (float)i, y_end, (float)k, s, n, sy, sz), 1, sy, sz);
+      ov[c] = blend(fv, v_face_departure(u, v, w, c, (float)i, y_end, (float)k, s, n, sy, sz), sy, sz);
     }
   }
   if (k == n.z) {
     FOR_CELLS_OF_ROW(p) {
       const int c = cell_index(p, i, j, k + 1);
-      ow[c] = blend(fw, w_face_departure(u, v, w, c, (float)i, (float)j, z_end, s, n, sy, sz), 1, sy, sz);
+      ow[c] = blend(fw, w_face_departure(u, v, w, c, (float)i, (float)j, z_end, s, n, sy, sz), sy, sz);
     }
   }
 }
 
 // MacCormack correction of one value: forward + (old - back) / 2, limited to the old values
-// that the forward sample blended (f the old field, t its departure point; `step` as blend()).
-inline float maccormack_value(__global const float* f, Trilinear t, int step, int sy, int sz, float forward,
+// that the forward sample blended (f the old field, t its departure point).
+inline float maccormack_value(__global const float* f, Trilinear t, int sy, int sz, float forward,
                               float old, float back) {
   const float corrected = forward + 0.5f * (old - back);
-  const float lo = blend_min(f, t, step, sy, sz), hi = blend_max(f, t, step, sy, sz);
+  const float lo = blend_min(f, t, sy, sz), hi = blend_max(f, t, sy, sz);
   return (corrected < lo || corrected > hi) ? forward : corrected;
 }
 
@@ -95,39 +95,56 @@ __kernel void maccormack_velocity(P_CONST p, __global const float* u, __global c
   FOR_EACH_CELL(p) {
     const int c = cell_index(p, i, j, k);
     const float x = (float)i, y = (float)j, z = (float)k;
-    bu[c] = maccormack_value(u, u_face_departure(u, v, w, c, x, y, z, s, n, sy, sz), 1, sy, sz, fu[c], u[c], bu[c]);
-    bv[c] = maccormack_value(v, v_face_departure(u, v, w, c, x, y, z, s, n, sy, sz), 1, sy, sz, fv[c], v[c], bv[c]);
-    bw[c] = maccormack_value(w, w_face_departure(u, v, w, c, x, y, z, s, n, sy, sz), 1, sy, sz, fw[c], w[c], bw[c]);
-    if (i == n.x) bu[c + 1] = fu[c + 1];
-    if (j == n.y) bv[c + sy] = fv[c + sy];
-    if (k == n.z) bw[c + sz] = fw[c + sz];
+    bu[c] = maccormack_value(u, u_face_departure(u, v, w, c, x, y, z, s, n, sy, sz), sy, sz, fu[c], u[c], bu[c]);
+    bv[c] = maccormack_value(v, v_face_departure(u, v, w, c, x, y, z, s, n, sy, sz), sy, sz, fv[c], v[c], bv[c]);
+    bw[c] = maccormack_value(w, w_face_departure(u, v, w, c, x, y, z, s, n, sy, sz), sy, sz, fw[c], w[c], bw[c]);
+  }
+  // The domain's high faces keep the forward value (after the row: common.cl).
+  FOR_LAST_CELL_OF_ROW(p) {
+    const int c = cell_index(p, i + 1, j, k);
+    bu[c] = fu[c];
+  }
+  if (j == n.y) {
+    FOR_CELLS_OF_ROW(p) {
+      const int c = cell_index(p, i, j + 1, k);
+      bv[c] = fv[c];
+    }
+  }
+  if (k == n.z) {
+    FOR_CELLS_OF_ROW(p) {
+      const int c = cell_index(p, i, j, k + 1);
+      bw[c] = fw[c];
+    }
   }
 }
 
-// Smoke density and temperature excess, cell-centred pairs (float2 on the host: [2c] density,
-// [2c + 1] temperature). `keep` applies the decay; cells inside the hand hold no smoke.
+// Smoke density and temperature excess, cell-centred, in two planes of one buffer (`plane` =
+// the padded cell count apart: density, then temperature). `keep` applies the decay; cells
+// inside the hand hold no smoke.
 __kernel void advect_scalars(P_CONST p, __global const float* u, __global const float* v,
                              __global const float* w, __global const float* q, __global float* out,
                              __global const uchar* type, float dt, float2 keep) {
-  const int sy = SY(p), sz = SZ(p);
+  const int sy = SY(p), sz = SZ(p), plane = p->stride[3];
   const int3 n = (int3)(NX(p), NY(p), NZ(p));
   const float s = dt * p->inv_h, keep_density = keep.x, keep_heat = keep.y;
+  __global const float* heat = q + plane;
+  __global float* out_heat = out + plane;
   FOR_EACH_CELL(p) {
     const int c = cell_index(p, i, j, k);
     const Trilinear t = centre_departure(u, v, w, c, (float)i, (float)j, (float)k, s, n, sy, sz);
     const int solid = type[c] == CELL_SOLID;
-    out[2 * c] = solid ? 0.0f : blend(q, t, 2, sy, sz) * keep_density;
-    out[2 * c + 1] = solid ? 0.0f : blend(q + 1, t, 2, sy, sz) * keep_heat;
+    out[c] = solid ? 0.0f : blend(q, t, sy, sz) * keep_density;
+    out_heat[c] = solid ? 0.0f : blend(heat, t, sy, sz) * keep_heat;
   }
 }
 
-// MacCormack for one component of the scalars; forward and back already carry the decay (once
-// and twice), so the error term undoes one.
+// MacCormack for one scalar plane; forward and back already carry the decay (once and twice),
+// so the error term undoes one.
 inline float maccormack_scalar(__global const float* q, __global const float* forward, __global const float* back,
                                Trilinear t, int c, int sy, int sz, float keep) {
-  const float f = forward[2 * c];
-  const float corrected = f + 0.5f * (q[2 * c] * keep - back[2 * c] / fmax(keep, 1e-6f));
-  const float lo = blend_min(q, t, 2, sy, sz) * keep, hi = blend_max(q, t, 2, sy, sz) * keep;
+  const float f = forward[c];
+  const float corrected = f + 0.5f * (q[c] * keep - back[c] / fmax(keep, 1e-6f));
+  const float lo = blend_min(q, t, sy, sz) * keep, hi = blend_max(q, t, sy, sz) * keep;
   return (corrected >= lo && corrected <= hi) ? corrected : f;
 }
 
@@ -136,7 +153,7 @@ __kernel void maccormack_scalars(P_CONST p, __global const float* u, __global co
                                  __global const float* w, __global const float* q,
                                  __global const float* forward, __global float* back,
                                  __global const uchar* type, float dt, float2 keep) {
-  const int sy = SY(p), sz = SZ(p);
+  const int sy = SY(p), sz = SZ(p), plane = p->stride[3];
   const int3 n = (int3)(NX(p), NY(p), NZ(p));
   const float s = dt * p->inv_h, keep_density = keep.x, keep_heat = keep.y;
   FOR_EACH_CELL(p) {
@@ -144,8 +161,8 @@ __kernel void maccormack_scalars(P_CONST p, __global const float* u, __global co
     const Trilinear t = centre_departure(u, v, w, c, (float)i, (float)j, (float)k, s, n, sy, sz);
     const int solid = type[c] == CELL_SOLID;
     const float density = maccormack_scalar(q, forward, back, t, c, sy, sz, keep_density);
-    const float heat = maccormack_scalar(q + 1, forward + 1, back + 1, t, c, sy, sz, keep_heat);
-    back[2 * c] = solid ? 0.0f : density;
-    back[2 * c + 1] = solid ? 0.0f : heat;
+    const float heat = maccormack_scalar(q + plane, forward + plane, back + plane, t, c, sy, sz, keep_heat);
+    back[c] = solid ? 0.0f : density;
+    back[plane + c] = solid ? 0.0f : heat;
   }
 }

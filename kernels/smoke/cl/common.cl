@@ -121,27 +121,26 @@ inline Trilinear trilinear_at(float x, float y, float z, int hx, int hy, int hz,
   return t;
 }
 
-// The blend of field f at t; `step` is 1 for a float field and 2 for one component of a float2
-// field (f then points at that component).
-inline float blend(__global const float* f, Trilinear t, int step, int sy, int sz) {
-  const int b = step * t.corner, dx = step, dy = step * sy, dz = step * sz;
-  const float c00 = mix(f[b], f[b + dx], t.tx);
-  const float c10 = mix(f[b + dy], f[b + dy + dx], t.tx);
-  const float c01 = mix(f[b + dz], f[b + dz + dx], t.tx);
-  const float c11 = mix(f[b + dy + dz], f[b + dy + dz + dx], t.tx);
+// The blend of field f at t.
+inline float blend(__global const float* f, Trilinear t, int sy, int sz) {
+  const int b = t.corner;
+  const float c00 = mix(f[b], f[b + 1], t.tx);
+  const float c10 = mix(f[b + sy], f[b + sy + 1], t.tx);
+  const float c01 = mix(f[b + sz], f[b + sz + 1], t.tx);
+  const float c11 = mix(f[b + sy + sz], f[b + sy + sz + 1], t.tx);
   return mix(mix(c00, c10, t.ty), mix(c01, c11, t.ty), t.tz);
 }
 
 // The smallest and largest of the eight values blend() mixes (MacCormack's limiter).
-inline float blend_min(__global const float* f, Trilinear t, int step, int sy, int sz) {
-  const int b = step * t.corner, dx = step, dy = step * sy, dz = step * sz;
-  return fmin(fmin(fmin(f[b], f[b + dx]), fmin(f[b + dy], f[b + dy + dx])),
-              fmin(fmin(f[b + dz], f[b + dz + dx]), fmin(f[b + dy + dz], f[b + dy + dz + dx])));
+inline float blend_min(__global const float* f, Trilinear t, int sy, int sz) {
+  const int b = t.corner;
+  return fmin(fmin(fmin(f[b], f[b + 1]), fmin(f[b + sy], f[b + sy + 1])),
+              fmin(fmin(f[b + sz], f[b + sz + 1]), fmin(f[b + sy + sz], f[b + sy + sz + 1])));
 }
-inline float blend_max(__global const float* f, Trilinear t, int step, int sy, int sz) {
-  const int b = step * t.corner, dx = step, dy = step * sy, dz = step * sz;
-  return fmax(fmax(fmax(f[b], f[b + dx]), fmax(f[b + dy], f[b + dy + dx])),
-              fmax(fmax(f[b + dz], f[b + dz + dx]), fmax(f[b + dy + dz], f[b + dy + dz + dx])));
+inline float blend_max(__global const float* f, Trilinear t, int sy, int sz) {
+  const int b = t.corner;
+  return fmax(fmax(fmax(f[b], f[b + 1]), fmax(f[b + sy], f[b + sy + 1])),
+              fmax(fmax(f[b + sz], f[b + sz + 1]), fmax(f[b + sy + sz], f[b + sy + sz + 1])));
 }
 
 // Velocity at the cell's centre: the mean of its two faces on each axis.

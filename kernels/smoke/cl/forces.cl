@@ -14,10 +14,10 @@
 // Sources: three float4 each, [centre, radius], [velocity, kind: 1 jet, 0 plume],
 // [smoke density, temperature excess, -, -]. One pass over the grid per source (a row's cells
 // then test one sphere each, which vectorises); a row entirely outside the sphere does nothing.
-// q holds (density, temperature) pairs.
+// q holds the density and temperature planes.
 __kernel void apply_sources(P_CONST p, __global const float4* sources, __global float* q,
                             __global float* u, __global float* v, __global float* w) {
-  const int count = p->source_count;
+  const int count = p->source_count, plane = p->stride[3];
   const float h = p->h, half_cell = 0.5f * h;
   const float ox = p->origin[0] - half_cell, oy = p->origin[1] - half_cell, oz = p->origin[2] - half_cell;
   for (int n = 0; n < count; ++n) {
@@ -33,8 +33,8 @@ __kernel void apply_sources(P_CONST p, __global const float4* sources, __global 
       const float dx = (float)i * h - cx;
       const float d2 = dx * dx + dy * dy + dz * dz;
       if (d2 <= r2) {
-        q[2 * c] = fmax(q[2 * c], density);
-        q[2 * c + 1] = fmax(q[2 * c + 1], heat);
+        q[c] = fmax(q[c], density);
+        q[plane + c] = fmax(q[plane + c], heat);
       }
       if (jet) {
         // The cell's low faces sit half a cell below its centre on their own axis.
@@ -104,8 +104,8 @@ __kernel void confinement_force(P_CONST p, __global const float* omega, __global
 }
 
 // Adds buoyancy, the body force and (with_confinement) the confinement force to every face the
-// cell owns (its low faces), each the mean of the two cells it separates. q holds (density,
-// temperature) pairs; `force` planes x, y, z.
+// cell owns (its low faces), each the mean of the two cells it separates. q holds the density
+// and temperature planes; `force` planes x, y, z.
 __kernel void add_forces(P_CONST p, __global const float* q, __global const float* force,
                          int with_confinement, __global float* u, __global float* v, __global float* w) {
   const int sy = SY(p), sz = SZ(p), plane = p->stride[3];
@@ -116,14 +116,14 @@ __kernel void add_forces(P_CONST p, __global const float* q, __global const floa
   __global const float* fx = force;
   __global const float* fy = force + plane;
   __global const float* fz = force + 2 * plane;
+  __global const float* heat = q + plane;
   FOR_EACH_CELL(p) {
     const int c = cell_index(p, i, j, k);
     // Buoyancy per cell along up: this cell's and its lower neighbours' on each axis.
-    __global const float* qc = q + 2 * c;
-    const float lc = lift * qc[1] - weight * qc[0];
-    const float lx = lift * qc[-1] - weight * qc[-2];
-    const float ly = lift * qc[1 - 2 * sy] - weight * qc[-2 * sy];
-    const float lz = lift * qc[1 - 2 * sz] - weight * qc[-2 * sz];
+    const float lc = lift * heat[c] - weight * q[c];
+    const float lx = lift * heat[c - 1] - weight * q[c - 1];
+    const float ly = lift * heat[c - sy] - weight * q[c - sy];
+    const float lz = lift * heat[c - sz] - weight * q[c - sz];
     const float cu = confine ? fx[c - 1] + fx[c] : 0.0f;
     const float cv = confine ? fy[c - sy] + fy[c] : 0.0f;
     const float cw = confine ? fz[c - sz] + fz[c] : 0.0f;

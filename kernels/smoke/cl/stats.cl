@@ -1,5 +1,5 @@
 // Per-frame statistics of the flow, reduced like every grid sum (reduce.cl), in scalars so the
-// rows vectorise; q holds (density, temperature) pairs:
+// rows vectorise; q holds the density and temperature planes:
 //   s0 kinetic energy (J), s1 smoke amount (density x m^3), s2 heat (K m^3), s3 cells in the hand,
 //   s4 largest speed (m/s), s5 largest |div u| over the fluid after the projection (1/s),
 //   s6 largest smoke density.
@@ -8,14 +8,14 @@ __kernel void flow_stats(P_CONST p, __global const float* u, __global const floa
                          __global const float* inv_diag, __global float8* partials,
                          __local float8* scratch) {
   SUMS_IN_ANY_ORDER
-  const int sy = SY(p), sz = SZ(p);
+  const int sy = SY(p), sz = SZ(p), plane = p->stride[3];
   const float volume = p->h * p->h * p->h, energy = 0.5f * p->rho * volume, inv_h = p->inv_h;
   GRID_REDUCTION_BEGIN(p)
     const uchar t = type[c];
     const int fluid = t == CELL_FLUID;
     const float cu = 0.5f * (u[c] + u[c + 1]), cv = 0.5f * (v[c] + v[c + sy]);
     const float cw = 0.5f * (w[c] + w[c + sz]);
-    const float density = q[2 * c], heat = q[2 * c + 1];
+    const float density = q[c], heat = q[plane + c];
     const float speed2 = cu * cu + cv * cv + cw * cw;
     s0 += fluid ? energy * speed2 : 0.0f;
     s1 += fluid ? density * volume : 0.0f;

@@ -100,7 +100,7 @@ inline void swap(FaceField& a, FaceField& b) noexcept {
 struct GridBuffers {
   cl::Buffer params;
   FaceField velocity, scratch_a, scratch_b;  // scratch: advection targets (MacCormack uses both)
-  cl::Buffer smoke, smoke_a, smoke_b;        // float2 per cell: density, temperature excess
+  cl::Buffer smoke, smoke_a, smoke_b;        // 2 planes: density, temperature excess
   cl::Buffer type;                           // uchar CellType
   cl::Buffer sdf;                            // float, m: distance to the hand (negative inside)
   cl::Buffer bone;                           // int: nearest hand bone (hand * 23 + bone), -1
