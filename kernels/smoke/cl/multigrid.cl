@@ -2,7 +2,8 @@
 // CG on A p = b (pressure.cl's operator) with one geometric multigrid V-cycle as the
 // preconditioner. Each coarser level halves the grid (2 x 2 x 2 cells to one; a coarse cell is
 // fluid when any of its cells is); the V-cycle smooths with red-black Gauss-Seidel
-// (pressure.cl's sor_colour with omega 1), restricts the residual by summing the fine cells
+// (pressure.cl's sor_colour with omega 1; the first red half-sweep from zero is mg_start's, or
+// mg_restrict's on a coarse level), restricts the residual by summing the fine cells
 // (times 1/2: the coarse operator's cell is twice as wide, A scales with 1/h^2 and b with h^2),
 // and prolongs piecewise constant. Pre- and post-smoothing run in mirrored colour order, so the
 // preconditioner is symmetric, as CG needs. `P_CONST` blocks per level carry only their own
@@ -49,12 +50,27 @@ __kernel void mg_residual(P_CONST p, __global const float* x, __global const flo
   }
 }
 
+// A V-cycle's first half-sweep on a level, from a zero correction: x = b / A_ii on the red cells
+// ((i + j + k) even), 0 on the black ones, exactly what sor_colour's red sweep from zero gives,
+// over whole rows (contiguous, so they vectorise, where the sweep walks every second cell).
+inline float red_from_zero(int i, int j, int k, float b, float inv) {
+  return ((i + j + k) & 1) == 0 ? b * inv : 0.0f;
+}
+
+__kernel void mg_start(P_CONST p, __global const float* b, __global const float* inv_diag, __global float* x) {
+  FOR_EACH_CELL(p) {
+    const int c = cell_index(p, i, j, k);
+    x[c] = red_from_zero(i, j, k, b[c], inv_diag[c]);
+  }
+}
+
 // Coarse right-hand side: half the sum of the fine residuals (mg_residual) under each coarse
-// cell; the coarse correction starts at zero. The fine cells under coarse cell i are 2i - 1
-// and 2i on each axis; where an odd fine grid has no 2i, 2i is a ghost (residual 0) along x
-// and y, and along z the sum leaves the plane out. Residuals come from their own pass: computed
-// here, at stride 2, they cost 2.5x as much on PoCL (gathers).
-__kernel void mg_restrict(P_CONST fine, P_CONST coarse, __global const float* r, __global float* coarse_b,
+// cell; the coarse correction starts with its first red half-sweep from zero (mg_start). The fine
+// cells under coarse cell i are 2i - 1 and 2i on each axis; where an odd fine grid has no 2i,
+// 2i is a ghost (residual 0) along x and y, and along z the sum leaves the plane out. Residuals
+// come from their own pass: computed here, at stride 2, they cost 2.5x as much on PoCL (gathers).
+__kernel void mg_restrict(P_CONST fine, P_CONST coarse, __global const float* r,
+                          __global const float* coarse_inv_diag, __global float* coarse_b,
                           __global float* coarse_x) {
   const int sy = SY(fine), sz = SZ(fine), fine_nz = NZ(fine);
   FOR_EACH_CELL(coarse) {
@@ -63,8 +79,9 @@ __kernel void mg_restrict(P_CONST fine, P_CONST coarse, __global const float* r,
     const int up = 2 * k <= fine_nz ? sz : 0;
     const float upper = r[c0 + up] + r[c0 + up + 1] + r[c0 + up + sy] + r[c0 + up + sy + 1];
     const int c = cell_index(coarse, i, j, k);
-    coarse_b[c] = 0.5f * (lower + (up ? upper : 0.0f));
-    coarse_x[c] = 0.0f;
+    const float rhs = 0.5f * (lower + (up ? upper : 0.0f));
+    coarse_b[c] = rhs;
+    coarse_x[c] = red_from_zero(i, j, k, rhs, coarse_inv_diag[c]);
   }
 }
 

@@ -24,6 +24,7 @@ opencl::Expected<std::unique_ptr<PoissonSolver>> MultigridCg::create(opencl::ClR
   for (auto [k, name] : {std::pair{&s->coarsen_, "mg_coarsen_types"},
                          std::pair{&s->coefficients_, "pressure_coefficients"},
                          std::pair{&s->sweep_, "sor_colour"}, std::pair{&s->residual_, "mg_residual"}, std::pair{&s->restrict_, "mg_restrict"},
+                         std::pair{&s->start_, "mg_start"},
                          std::pair{&s->prolong_, "mg_prolong"},
                          std::pair{&s->cg_residual_, "cg_residual"}, std::pair{&s->cg_apply_, "cg_apply"},
                          std::pair{&s->cg_update_, "cg_update"}, std::pair{&s->cg_dot_, "cg_dot"},
@@ -82,9 +83,10 @@ opencl::Expected<std::unique_ptr<PoissonSolver>> MultigridCg::create(opencl::ClR
   return std::unique_ptr<PoissonSolver>(std::move(s));
 }
 
-// One red-black Gauss-Seidel pair, red first (colour 0) or black first.
-void MultigridCg::smooth(Launcher& launch, Level& level, cl::Buffer& params, int first_colour) {
-  for (int k = 0; k < 2; ++k) {
+// One red-black Gauss-Seidel pair, red first (colour 0) or black first; `from_zero` (red first
+// only): the red half-sweep from a zero correction is already done (mg_start, mg_restrict).
+void MultigridCg::smooth(Launcher& launch, Level& level, cl::Buffer& params, int first_colour, bool from_zero) {
+  for (int k = from_zero ? 1 : 0; k < 2; ++k) {
     const int colour = k == 0 ? first_colour : 1 - first_colour;
     launch.record(set_args(sweep_, params, level.x, level.b, level.inv_diag, colour, 1.0f));
     launch(sweep_, cl::NullRange, level.geo.colour, level.geo.colour_local);
@@ -93,24 +95,27 @@ void MultigridCg::smooth(Launcher& launch, Level& level, cl::Buffer& params, int
 
 void MultigridCg::precondition(Launcher& launch, GridBuffers& g) {
   Level& top = levels_[0];
-  launch.fill(top.x, static_cast<std::size_t>(top.geo.padded) * 4);
+  // z = 0 and its first red half-sweep in one pass.
+  launch.record(set_args(start_, g.params, top.b, top.inv_diag, top.x));
+  launch(start_, cl::NullRange, top.geo.cells, top.geo.local);
   const int last = levels() - 1;
-  // Down: smooth, restrict the residual.
+  // Down: smooth, restrict the residual (which starts the coarse correction's red half-sweep).
   for (int l = 0; l < last; ++l) {
     Level& f = levels_[static_cast<std::size_t>(l)];
     Level& c = levels_[static_cast<std::size_t>(l) + 1];
     cl::Buffer& fp = l == 0 ? g.params : f.params_buffer;
-    smooth(launch, f, fp, 0);
+    smooth(launch, f, fp, 0, true);
     launch.record(set_args(residual_, fp, f.x, f.b, f.inv_diag, f.r));
     launch(residual_, cl::NullRange, f.geo.cells, f.geo.local);
-    launch.record(set_args(restrict_, fp, c.params_buffer, f.r, c.b, c.x));
+    launch.record(set_args(restrict_, fp, c.params_buffer, f.r, c.inv_diag, c.b, c.x));
     launch(restrict_, cl::NullRange, c.geo.cells, c.geo.local);
   }
-  // Coarsest: a palindrome of colour sweeps (red, then black-red pairs), symmetric as a whole.
+  // Coarsest: a palindrome of colour sweeps (red, then black-red pairs), symmetric as a whole;
+  // its first red is done.
   {
     Level& c = levels_[static_cast<std::size_t>(last)];
     cl::Buffer& cp = last == 0 ? g.params : c.params_buffer;
-    for (int k = 0; k <= 2 * kCoarsestPairs; ++k) {
+    for (int k = 1; k <= 2 * kCoarsestPairs; ++k) {
       launch.record(set_args(sweep_, cp, c.x, c.b, c.inv_diag, k % 2, 1.0f));
       launch(sweep_, cl::NullRange, c.geo.colour, c.geo.colour_local);
     }
@@ -122,7 +127,7 @@ void MultigridCg::precondition(Launcher& launch, GridBuffers& g) {
     cl::Buffer& fp = l == 0 ? g.params : f.params_buffer;
     launch.record(set_args(prolong_, fp, c.params_buffer, c.x, f.inv_diag, f.x));
     launch(prolong_, cl::NullRange, f.geo.cells, f.geo.local);
-    smooth(launch, f, fp, 1);
+    smooth(launch, f, fp, 1, false);
   }
 }
 

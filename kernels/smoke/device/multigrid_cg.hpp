@@ -38,14 +38,14 @@ class MultigridCg final : public PoissonSolver {
   MultigridCg(const GridGeometry& geometry, const GridReduce& reduce) : geo_(geometry), reduce_(reduce) {}
   // z = M r: one V-cycle from z = 0.
   void precondition(opencl::Launcher& launch, GridBuffers& g);
-  void smooth(opencl::Launcher& launch, Level& level, cl::Buffer& params, int first_colour);
+  void smooth(opencl::Launcher& launch, Level& level, cl::Buffer& params, int first_colour, bool from_zero);
 
   GridGeometry geo_;
   GridReduce reduce_;
   std::vector<Level> levels_;  // levels_[0] views the engine's grid (its buffers set per solve)
   cl::Buffer r_, z_, d_, q_;
   cl::Buffer fine_residual_;  // level 0's Level::r
-  cl::Kernel coarsen_, coefficients_, sweep_, residual_, restrict_, prolong_;
+  cl::Kernel coarsen_, coefficients_, start_, sweep_, residual_, restrict_, prolong_;
   cl::Kernel cg_residual_, cg_apply_, cg_update_, cg_dot_, cg_direction_;
 };
 
