@@ -361,10 +361,9 @@ void SmokeEngine::Impl::substep(float s_end, float inv_frame_dt, const CellBox& 
     const cl_int4 size = {{box.hi[0] - box.lo[0], box.hi[1] - box.lo[1], box.hi[2] - box.lo[2], 0}};
     L.record(set_args(rasterise, g.params, g.capsules, hand.count(), kBoxMarginCells * cfg.cell_size, s_end,
                       inv_frame_dt, lo, size, g.sdf, g.obstacle_velocity, g.bone, g.type));
-    const std::size_t lx = std::min<std::size_t>(geo.local_x, GridGeometry::round_up(size.s[0], 8));
-    L(rasterise, cl::NullRange,
-      cl::NDRange(GridGeometry::round_up(size.s[0], lx), std::size_t(size.s[1]), std::size_t(size.s[2])),
-      cl::NDRange(lx, 1, 1));
+    // A row of the box per work-item (cl/obstacle.cl), in groups of a fixed size (one compiled form).
+    L(rasterise, cl::NullRange, cl::NDRange(GridGeometry::round_up(size.s[1], 8), std::size_t(size.s[2])),
+      cl::NDRange(8, 1));
   }
   advect();
   FaceField& vel = g.velocity;
