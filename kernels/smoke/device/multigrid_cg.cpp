@@ -83,11 +83,12 @@ opencl::Expected<std::unique_ptr<PoissonSolver>> MultigridCg::create(opencl::ClR
   return std::unique_ptr<PoissonSolver>(std::move(s));
 }
 
-// One red-black Gauss-Seidel pair, red first (colour 0) or black first; `from_zero` (red first
-// only): the red half-sweep from a zero correction is already done (mg_start, mg_restrict).
+// kSmoothingPairs red-black Gauss-Seidel pairs, red first (colour 0) or black first; `from_zero`
+// (red first only): the first red half-sweep, from a zero correction, is already done (mg_start,
+// mg_restrict).
 void MultigridCg::smooth(Launcher& launch, Level& level, cl::Buffer& params, int first_colour, bool from_zero) {
-  for (int k = from_zero ? 1 : 0; k < 2; ++k) {
-    const int colour = k == 0 ? first_colour : 1 - first_colour;
+  for (int k = from_zero ? 1 : 0; k < 2 * kSmoothingPairs; ++k) {
+    const int colour = k % 2 == 0 ? first_colour : 1 - first_colour;
     launch.record(set_args(sweep_, params, level.x, level.b, level.inv_diag, colour, 1.0f));
     launch(sweep_, cl::NullRange, level.geo.colour, level.geo.colour_local);
   }

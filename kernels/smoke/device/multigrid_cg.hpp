@@ -1,10 +1,10 @@
 #pragma once
 // Multigrid-preconditioned conjugate gradients (cl/multigrid.cl; McAdams, Sifakis, Teran 2010):
 // CG on the pressure Poisson problem with one V-cycle as its preconditioner. The levels halve
-// the grid down to at most 8 cells on the longest axis; each V-cycle smooths once with a
-// red-black Gauss-Seidel pair before and after the coarse correction (mirrored, so the
-// preconditioner is symmetric), restricts the residual (computed in its own pass), and solves the
-// coarsest level with a few more pairs. Coarse cell
+// the grid down to at most 8 cells on the longest axis; each V-cycle smooths with
+// kSmoothingPairs red-black Gauss-Seidel pairs before and after the coarse correction (mirrored,
+// so the preconditioner is symmetric), restricts the residual (computed in its own pass), and
+// solves the coarsest level with a few more pairs. Coarse cell
 // types follow the hand every solve. Warm-started from the last step's pressure; CG's scalars
 // stay on the device, so an iteration waits for it once, for the residual.
 #include <vector>
@@ -26,6 +26,9 @@ class MultigridCg final : public PoissonSolver {
 
   int levels() const { return static_cast<int>(levels_.size()); }
 
+  // Red-black pairs per level before and after the coarse correction: two cost 1.5x one per
+  // V-cycle and need about half the CG iterations (64^3 jet: 3.4 per step against 6.2).
+  static constexpr int kSmoothingPairs = 2;
   static constexpr int kCoarsestPairs = 4;  // red-black pairs on the coarsest level
 
  private:
