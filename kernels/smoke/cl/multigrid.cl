@@ -9,13 +9,10 @@
 // preconditioner is symmetric, as CG needs. `P_CONST` blocks per level carry only their own
 // sizes and strides.
 
-// Cell types of a coarse level: ghosts as the domain's faces say, interior cells fluid when any
-// of their (up to eight) fine cells is fluid, solid otherwise.
-__kernel void mg_coarsen_types(P_CONST fine, P_CONST coarse, __global const uchar* fine_type,
-                               __global uchar* coarse_type) {
+// Cell types of a coarse level's ghosts, as the domain's faces say (once, at create).
+__kernel void mg_level_ghosts(P_CONST coarse, __global uchar* coarse_type) {
   const int i = (int)get_global_id(0), j = (int)get_global_id(1), k = (int)get_global_id(2);
   if (i > NX(coarse) + 1 || j > NY(coarse) + 1 || k > NZ(coarse) + 1) return;
-  const int c = cell_index(coarse, i, j, k);
   int face = -1;
   if (i == 0) face = 0;
   else if (i == NX(coarse) + 1) face = 1;
@@ -23,19 +20,24 @@ __kernel void mg_coarsen_types(P_CONST fine, P_CONST coarse, __global const ucha
   else if (j == NY(coarse) + 1) face = 3;
   else if (k == 0) face = 4;
   else if (k == NZ(coarse) + 1) face = 5;
-  if (face >= 0) {
-    coarse_type[c] = ((coarse->open_faces >> face) & 1) ? CELL_OPEN : CELL_WALL;
-    return;
+  if (face < 0) return;
+  coarse_type[cell_index(coarse, i, j, k)] = ((coarse->open_faces >> face) & 1) ? CELL_OPEN : CELL_WALL;
+}
+
+// Cell types of a coarse level's interior (every solve: the hand moves): fluid when any of the
+// (up to eight) fine cells under it is, solid otherwise. Where an odd fine grid has no cell 2i,
+// the ghost there is never fluid, so it needs no test.
+__kernel void mg_coarsen_types(P_CONST fine, P_CONST coarse, __global const uchar* fine_type,
+                               __global uchar* coarse_type) {
+  const int sy = SY(fine), sz = SZ(fine);
+  FOR_EACH_CELL(coarse) {
+    const int f = cell_index(fine, 2 * i - 1, 2 * j - 1, 2 * k - 1);
+    const int fluid = (fine_type[f] == CELL_FLUID) | (fine_type[f + 1] == CELL_FLUID) |
+                      (fine_type[f + sy] == CELL_FLUID) | (fine_type[f + sy + 1] == CELL_FLUID) |
+                      (fine_type[f + sz] == CELL_FLUID) | (fine_type[f + sz + 1] == CELL_FLUID) |
+                      (fine_type[f + sy + sz] == CELL_FLUID) | (fine_type[f + sy + sz + 1] == CELL_FLUID);
+    coarse_type[cell_index(coarse, i, j, k)] = fluid ? CELL_FLUID : CELL_SOLID;
   }
-  uchar t = CELL_SOLID;
-  for (int dz = 0; dz < 2; ++dz)
-    for (int dy = 0; dy < 2; ++dy)
-      for (int dx = 0; dx < 2; ++dx) {
-        const int fi = 2 * i - 1 + dx, fj = 2 * j - 1 + dy, fk = 2 * k - 1 + dz;
-        if (fi > NX(fine) || fj > NY(fine) || fk > NZ(fine)) continue;
-        if (fine_type[cell_index(fine, fi, fj, fk)] == CELL_FLUID) t = CELL_FLUID;
-      }
-  coarse_type[c] = t;
 }
 
 // r = b - A x over a level's cells: 0 outside the fluid (inv_diag 0).

@@ -33,6 +33,9 @@ opencl::Expected<std::unique_ptr<PoissonSolver>> MultigridCg::create(opencl::ClR
     if (!kernel) return kernel.error();
     *k = kernel.value();
   }
+  auto ghost_kernel = rt.kernel("mg_level_ghosts");
+  if (!ghost_kernel) return ghost_kernel.error();
+  cl::Kernel ghosts = ghost_kernel.value();
   cl::Context& ctx = rt.context();
   cl_int err = CL_SUCCESS;
   auto buffer = [&](std::size_t bytes) {
@@ -69,6 +72,11 @@ opencl::Expected<std::unique_ptr<PoissonSolver>> MultigridCg::create(opencl::ClR
         e != CL_SUCCESS && err == CL_SUCCESS)
       err = e;
     level.type = buffer(lc);
+    if (err == CL_SUCCESS) {
+      cl_int e = set_args(ghosts, level.params_buffer, level.type);
+      if (e == CL_SUCCESS) e = q.enqueueNDRangeKernel(ghosts, cl::NullRange, level.geo.all_cells, cl::NullRange);
+      if (e != CL_SUCCESS) err = e;
+    }
     for (cl::Buffer* b : {&level.inv_diag, &level.x, &level.b, &level.r}) {
       *b = buffer(lc * 4);
       zero(*b, lc * 4);
@@ -147,7 +155,7 @@ PressureReport MultigridCg::solve(Launcher& launch, GridBuffers& g, const Pressu
     Level& f = levels_[l - 1];
     Level& c = levels_[l];
     launch.record(set_args(coarsen_, l == 1 ? g.params : f.params_buffer, c.params_buffer, f.type, c.type));
-    launch(coarsen_, cl::NullRange, c.geo.all_cells, cl::NullRange);
+    launch(coarsen_, cl::NullRange, c.geo.cells, c.geo.local);
     launch.record(set_args(coefficients_, c.params_buffer, c.type, c.inv_diag, c.x));
     launch(coefficients_, cl::NullRange, c.geo.cells, c.geo.local);
   }
