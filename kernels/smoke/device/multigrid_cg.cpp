@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 namespace sonoflow::smoke {
 
@@ -24,7 +25,8 @@ opencl::Expected<std::unique_ptr<PoissonSolver>> MultigridCg::create(opencl::ClR
   for (auto [k, name] : {std::pair{&s->coarsen_, "mg_coarsen_types"},
                          std::pair{&s->coefficients_, "pressure_coefficients"},
                          std::pair{&s->sweep_, "sor_colour"}, std::pair{&s->residual_, "mg_residual"}, std::pair{&s->restrict_, "mg_restrict"},
-                         std::pair{&s->start_, "mg_start"},
+                         std::pair{&s->start_, "mg_start"}, std::pair{&s->jacobi_, "mg_jacobi"},
+                         std::pair{&s->jacobi_start_, "mg_jacobi_start"},
                          std::pair{&s->prolong_, "mg_prolong"},
                          std::pair{&s->cg_residual_, "cg_residual"}, std::pair{&s->cg_apply_, "cg_apply"},
                          std::pair{&s->cg_update_, "cg_update"}, std::pair{&s->cg_dot_, "cg_dot"},
@@ -49,7 +51,7 @@ opencl::Expected<std::unique_ptr<PoissonSolver>> MultigridCg::create(opencl::ClR
     if (cl_int e = q.enqueueFillBuffer(b, cl_uint{0}, 0, bytes); e != CL_SUCCESS && err == CL_SUCCESS) err = e;
   };
   const auto cells = static_cast<std::size_t>(geometry.padded);
-  for (cl::Buffer* b : {&s->r_, &s->z_, &s->d_, &s->q_, &s->fine_residual_}) {
+  for (cl::Buffer* b : {&s->r_, &s->z_, &s->d_, &s->q_, &s->fine_residual_, &s->jacobi_out_}) {
     *b = buffer(cells * 4);
     zero(*b, cells * 4);
   }
@@ -102,18 +104,35 @@ void MultigridCg::smooth(Launcher& launch, Level& level, cl::Buffer& params, int
   }
 }
 
+// One weighted Jacobi sweep on the finest level: z into jacobi_out_, then the two swap roles.
+void MultigridCg::jacobi_sweep(Launcher& launch, cl::Buffer& params) {
+  Level& top = levels_[0];
+  launch.record(set_args(jacobi_, params, z_, top.b, top.inv_diag, jacobi_out_, kJacobiWeight));
+  launch(jacobi_, cl::NullRange, top.geo.cells, top.geo.local);
+  std::swap(z_, jacobi_out_);
+  top.x = z_;
+}
+
 void MultigridCg::precondition(Launcher& launch, GridBuffers& g) {
   Level& top = levels_[0];
-  // z = 0 and its first red half-sweep in one pass.
-  launch.record(set_args(start_, g.params, top.b, top.inv_diag, top.x));
-  launch(start_, cl::NullRange, top.geo.cells, top.geo.local);
   const int last = levels() - 1;
+  if (last == 0) {
+    // One level: z = 0 and its first red half-sweep in one pass, then the palindrome below.
+    launch.record(set_args(start_, g.params, top.b, top.inv_diag, top.x));
+    launch(start_, cl::NullRange, top.geo.cells, top.geo.local);
+  }
   // Down: smooth, restrict the residual (which starts the coarse correction's red half-sweep).
   for (int l = 0; l < last; ++l) {
     Level& f = levels_[static_cast<std::size_t>(l)];
     Level& c = levels_[static_cast<std::size_t>(l) + 1];
     cl::Buffer& fp = l == 0 ? g.params : f.params_buffer;
-    smooth(launch, f, fp, 0, true);
+    if (l == 0) {
+      launch.record(set_args(jacobi_start_, fp, top.b, top.inv_diag, z_, kJacobiWeight));
+      launch(jacobi_start_, cl::NullRange, top.geo.cells, top.geo.local);
+      for (int k = 1; k < kJacobiSweeps; ++k) jacobi_sweep(launch, fp);
+    } else {
+      smooth(launch, f, fp, 0, true);
+    }
     launch.record(set_args(residual_, fp, f.x, f.b, f.inv_diag, f.r));
     launch(residual_, cl::NullRange, f.geo.cells, f.geo.local);
     launch.record(set_args(restrict_, fp, c.params_buffer, f.r, c.inv_diag, c.b, c.x));
@@ -129,14 +148,18 @@ void MultigridCg::precondition(Launcher& launch, GridBuffers& g) {
       launch(sweep_, cl::NullRange, c.geo.colour, c.geo.colour_local);
     }
   }
-  // Up: prolong the correction, smooth in the mirrored order.
+  // Up: prolong the correction, smooth in the mirrored order (as many Jacobi sweeps as before).
   for (int l = last - 1; l >= 0; --l) {
     Level& f = levels_[static_cast<std::size_t>(l)];
     Level& c = levels_[static_cast<std::size_t>(l) + 1];
     cl::Buffer& fp = l == 0 ? g.params : f.params_buffer;
     launch.record(set_args(prolong_, fp, c.params_buffer, c.x, f.inv_diag, f.x));
     launch(prolong_, cl::NullRange, f.geo.cells, f.geo.local);
-    smooth(launch, f, fp, 1, false);
+    if (l == 0) {
+      for (int k = 0; k < kJacobiSweeps; ++k) jacobi_sweep(launch, fp);
+    } else {
+      smooth(launch, f, fp, 1, false);
+    }
   }
 }
 
