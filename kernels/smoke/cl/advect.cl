@@ -47,7 +47,7 @@ __kernel void advect_velocity(P_CONST p, __global const float* u, __global const
   const int sy = SY(p), sz = SZ(p);
   const int3 n = (int3)(NX(p), NY(p), NZ(p));
   const float s = dt * p->inv_h;
-  FOR_EACH_CELL(p) {
+  FOR_EACH_CELL_GATHERING(p) {
     const int c = cell_index(p, i, j, k);
     const float x = (float)i, y = (float)j, z = (float)k;
     ou[c] = blend(fu, u_face_departure(u, v, w, c, x, y, z, s, n, sy, sz), sy, sz);
@@ -92,7 +92,7 @@ __kernel void maccormack_velocity(P_CONST p, __global const float* u, __global c
   const int sy = SY(p), sz = SZ(p);
   const int3 n = (int3)(NX(p), NY(p), NZ(p));
   const float s = dt * p->inv_h;
-  FOR_EACH_CELL(p) {
+  FOR_EACH_CELL_GATHERING(p) {
     const int c = cell_index(p, i, j, k);
     const float x = (float)i, y = (float)j, z = (float)k;
     bu[c] = maccormack_value(u, u_face_departure(u, v, w, c, x, y, z, s, n, sy, sz), sy, sz, fu[c], u[c], bu[c]);
@@ -129,7 +129,7 @@ __kernel void advect_scalars(P_CONST p, __global const float* u, __global const 
   const float s = dt * p->inv_h, keep_density = keep.x, keep_heat = keep.y;
   __global const float* heat = q + plane;
   __global float* out_heat = out + plane;
-  FOR_EACH_CELL(p) {
+  FOR_EACH_CELL_GATHERING(p) {
     const int c = cell_index(p, i, j, k);
     const Trilinear t = centre_departure(u, v, w, c, (float)i, (float)j, (float)k, s, n, sy, sz);
     const int solid = type[c] == CELL_SOLID;
@@ -156,7 +156,7 @@ __kernel void maccormack_scalars(P_CONST p, __global const float* u, __global co
   const int sy = SY(p), sz = SZ(p), plane = p->stride[3];
   const int3 n = (int3)(NX(p), NY(p), NZ(p));
   const float s = dt * p->inv_h, keep_density = keep.x, keep_heat = keep.y;
-  FOR_EACH_CELL(p) {
+  FOR_EACH_CELL_GATHERING(p) {
     const int c = cell_index(p, i, j, k);
     const Trilinear t = centre_departure(u, v, w, c, (float)i, (float)j, (float)k, s, n, sy, sz);
     const int solid = type[c] == CELL_SOLID;
