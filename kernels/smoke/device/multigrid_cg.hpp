@@ -27,15 +27,18 @@ class MultigridCg final : public PoissonSolver {
 
   int levels() const { return static_cast<int>(levels_.size()); }
 
-  // Red-black pairs per level before and after the coarse correction: two cost 1.5x one per
-  // V-cycle and need about half the CG iterations (64^3 jet: 3.4 per step against 6.2).
-  static constexpr int kSmoothingPairs = 2;
-  static constexpr int kCoarsestPairs = 4;  // red-black pairs on the coarsest level
+  // Red-black pairs per coarse level before and after the coarse correction, and on the
+  // coarsest level.
+  static constexpr int kSmoothingPairs = 1;
+  static constexpr int kCoarsestPairs = 8;
   // The finest level smooths with weighted Jacobi instead (the same count before and after, so
   // the preconditioner stays symmetric): a sweep over whole rows vectorises on a CPU and costs
-  // about a fifth of a red-black pair there. Three sweeps: 2.9 CG iterations per 64^3 step (two:
-  // 4.1, four: 2.9); 6/7 is the weight that damps the 7-point operator's rough modes best.
-  static constexpr int kJacobiSweeps = 3;
+  // about a fifth of a red-black pair there. Counts tried on the 64^3 jet over 90 frames (CG
+  // iterations per frame): red-black pairs on every level (2, coarsest 4) took 3.4 on average;
+  // 3 Jacobi sweeps with those pairs 2-6 (mean 3.1); 6 sweeps, 1 pair, coarsest 8: 2-4 (2.3) for
+  // about the same CPU time - and the frames that need most iterations set the p99. 6/7 is the
+  // weight that damps the 7-point operator's rough modes best.
+  static constexpr int kJacobiSweeps = 6;
   static constexpr float kJacobiWeight = 6.0f / 7.0f;
 
  private:
