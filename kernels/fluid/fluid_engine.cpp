@@ -256,7 +256,8 @@ Status FluidEngine::Impl::allocate() {
   const auto gcap = static_cast<std::size_t>(std::max(cfg.max_ghosts + tool.count(), 1));
   s.capacity = cfg.max_particles;
   s.ghost_capacity = cfg.max_ghosts;
-  s.max_neighbours = cfg.max_neighbours;
+  // Lists hold whole groups of 8 entries (cl/common.cl NBR_PAD: the 8-neighbour loops).
+  s.max_neighbours = (cfg.max_neighbours + 7) / 8 * 8;
   s.max_ghost_neighbours = std::max(16, cfg.max_neighbours / 2);
   auto field = [&](Field& f, int words) {
     f.words = words;
