@@ -187,6 +187,19 @@ inline float kernel_grad_factor(float r2, P_CONST P) {
 #endif
 }
 
+// kernel_w for 8 pairs at once.
+inline float8 kernel_w8(float8 r2, P_CONST P) {
+#ifdef KERNEL_CUBIC
+  const float8 q = sqrt(r2) / P->h;
+  const float8 a = fmax(1.0f - q, 0.0f);
+  const float8 inner = 6.0f * q * q * (q - 1.0f) + 1.0f;
+  return P->w_norm * select(2.0f * a * a * a, inner, q <= 0.5f);
+#else
+  const float8 d = fmax(P->h2 - r2, 0.0f);
+  return P->w_norm * d * d * d;
+#endif
+}
+
 // kernel_grad_factor for 8 pairs at once.
 inline float8 kernel_grad_factor8(float8 r2, P_CONST P) {
   const float8 len = sqrt(fmax(r2, 1e-24f));
