@@ -236,6 +236,7 @@ int main(int argc, char** argv) {
       return kExitNoDevice;
     }
     log_line(LogLevel::Info, "fluid", "%s", engine->describe().c_str());
+    control->set_materials(engine->preset_names());
     fluid = std::move(engine);
   } else {
     log_line(LogLevel::Warning, "fluid", "fluid.engine = \"standin\": a particle-free palm-drag model, not the fluid");

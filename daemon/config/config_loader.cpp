@@ -11,6 +11,7 @@
 #include <toml++/toml.h>
 
 #include "daemon/config/config_schema.hpp"
+#include "kernels/smoke/smoke_live.hpp"
 
 namespace sonoflow::daemon {
 namespace {
@@ -399,9 +400,12 @@ std::vector<std::string> restart_keys_changed(const Config& running, const Confi
   for (std::string la, lb; std::getline(ra, la) && std::getline(rb, lb);) {
     if (la != lb) changed.push_back(concat(kForceFeedbackTable, ".", la.substr(0, la.find(' '))));
   }
-  // [smoke]: a restart too; a changed key is named, a changed jet or plume list as the list.
+  // [smoke]: its live part (smoke_live.hpp) applies live; any other changed key is named, a
+  // changed jet or plume list as the list (lists are live, so only a restart key's line differs).
+  smoke::SmokeSetup restart_view = loaded.smoke;
+  smoke::apply_live(restart_view, smoke::live_part(running.smoke));
   std::istringstream sa(smoke::render_smoke_setup(running.smoke));
-  std::istringstream sb(smoke::render_smoke_setup(loaded.smoke));
+  std::istringstream sb(smoke::render_smoke_setup(restart_view));
   std::string la, lb;
   while (true) {
     const bool more_a = static_cast<bool>(std::getline(sa, la)), more_b = static_cast<bool>(std::getline(sb, lb));
@@ -423,6 +427,7 @@ void apply_live_keys(Config& running, const Config& loaded) {
     if (to[i].reload != Reload::Live) continue;
     std::visit([&](auto* dst) { *dst = *std::get<decltype(dst)>(from[i].slot); }, to[i].slot);
   }
+  smoke::apply_live(running.smoke, smoke::live_part(loaded.smoke));
 }
 
 std::string render_config(const Config& config) {

@@ -193,6 +193,13 @@ void ControlServer::serve_client(int slot, Supervisor& supervisor) {
   send(fd, reply.data(), reply.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
 }
 
+bool ControlServer::known_material(const std::string& name) const {
+  if (materials_.empty()) return true;  // a medium without presets: the fluid decides
+  std::string key = name;  // presets name files with '_' where configs may say '-'
+  std::replace(key.begin(), key.end(), '-', '_');
+  return std::find(materials_.begin(), materials_.end(), key) != materials_.end();
+}
+
 std::string ControlServer::respond(const std::string& request, const PeerCredentials& peer,
                                    Supervisor& supervisor) {
   if (!printable(request)) return error_reply("bad_request", "request is not text");
@@ -214,7 +221,7 @@ std::string ControlServer::respond(const std::string& request, const PeerCredent
     return j.str();
   }
   if (verb == "help") {
-    return ok_reply("verbs: status, get KEY, config, ping, access | set KEY VALUE, mode am|stm|off, "
+    return ok_reply("verbs: status, get KEY, config, materials, ping, access | set KEY VALUE, mode am|stm|off, "
                     "material NAME, tau SECONDS, alpha VALUE, scene FILE, record start|stop, reload");
   }
   if (verb == "status") {
@@ -228,6 +235,13 @@ std::string ControlServer::respond(const std::string& request, const PeerCredent
       return j.str();
     }
     return status::to_json(snapshot, monotonic_ns());
+  }
+  if (verb == "materials") {  // the presets `material NAME` can switch to
+    Json j;
+    j.open('{').field("ok", true).key("materials").open('[');
+    for (const std::string& name : materials_) j.value(std::string_view(name));
+    j.close(']').close('}');
+    return j.str();
   }
   if (verb == "config") {
     Json j;
@@ -260,6 +274,11 @@ std::string ControlServer::respond(const std::string& request, const PeerCredent
   }
   const auto set = [&](const std::string& key, const std::string& value) {
     if (value.empty()) return error_reply("bad_request", "'" + verb + "' needs a value");
+    if (key == "fluid.material" && !known_material(value)) {
+      std::string list;
+      for (const std::string& name : materials_) list += (list.empty() ? "" : ", ") + name;
+      return error_reply("unknown_material", "no material preset '" + value + "'; this daemon has " + list);
+    }
     const std::string why = supervisor.set_key(key, value);
     return why.empty() ? ok_reply(key + " = " + value) : error_reply("invalid_value", why);
   };

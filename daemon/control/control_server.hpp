@@ -18,6 +18,7 @@
 #include <cstddef>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "daemon/config/config.hpp"
 #include "daemon/status/status_layout.hpp"
@@ -46,6 +47,9 @@ class ControlServer {
 
   void set_status(const status::StatusRegion* region) noexcept { status_ = region; }
   void set_recorder(Recorder* recorder) noexcept { recorder_ = recorder; }
+  // The material presets the running fluid loaded (empty: a medium without presets). The
+  // `materials` verb lists them, and `material NAME` is refused for a name not among them.
+  void set_materials(std::vector<std::string> names) { materials_ = std::move(names); }
 
   // Poll integration: fills the listening socket and every client, returns how many.
   int fill_pollfds(pollfd* fds) const noexcept;
@@ -59,6 +63,7 @@ class ControlServer {
   ControlServer(const Config& config, int listen_fd, std::string path);
   PeerCredentials credentials_of(int fd) const;
   void serve_client(int slot, Supervisor& supervisor);
+  bool known_material(const std::string& name) const;
 
   const Config& config_;
   int listen_fd_;
@@ -67,6 +72,7 @@ class ControlServer {
   gid_t group_ = static_cast<gid_t>(-1), admin_group_ = static_cast<gid_t>(-1);
   const status::StatusRegion* status_ = nullptr;
   Recorder* recorder_ = nullptr;
+  std::vector<std::string> materials_;
 };
 
 }  // namespace sonoflow::daemon

@@ -11,6 +11,7 @@ void FluidStage::tick(const rt::LoopTick&) noexcept {
     model_.set_material(std::string_view(settings_.material.data(),
                                          strnlen(settings_.material.data(), settings_.material.size())),
                         settings_.tau_s, settings_.alpha);
+    model_.set_smoke(settings_.smoke);
   }
   while (links_.hands_to_fluid.ring.try_pop(newest_)) have_hand_ = true;
   if (links_.tool_pose_to_fluid.fetch()) {

@@ -1,6 +1,6 @@
 #pragma once
 // Fluid stage (90 Hz): steps the fluid with the newest hand frame and publishes the contact
-// field to the haptic thread. Applies live material changes between frames. With force
+// field to the haptic thread. Applies live material and smoke changes between frames. With force
 // feedback it poses the tool from the newest stylus pose before each frame and hands the
 // fluid's force on the tool to the force stage after it. The stage numbers
 // the fields it publishes (ContactField::sequence, from 1), so the haptic stage's provenance

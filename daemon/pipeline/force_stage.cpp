@@ -23,7 +23,11 @@ ForceStage::ForceStage(drivers::ForceDevice& device, Links& links,
       links_(links),
       timing_(timing),
       servo_(within_device(servo, device.info())),
-      settle_ticks_(2 * servo_.delay_ticks() + 1) {}
+      settle_ticks_(2 * servo_.delay_ticks() + 1) {
+  const force_feedback::ForceServoConfig& c = servo_.config();
+  links_.force_servo = ForceServoRecord{c.frame_rate_hz, c.servo_rate_hz, c.force_scale, c.max_force_n,
+                                        c.max_step_n, timing_.force_stale_after_ns};
+}
 
 void ForceStage::tick(const rt::LoopTick& tick) noexcept {
   const std::int64_t now = tick.wake_ns;
@@ -87,10 +91,10 @@ void ForceStage::tick(const rt::LoopTick& tick) noexcept {
     }
   }
   if (stopping && output_ == Output::Released) stopped_.store(true, std::memory_order_release);
-  if (links_.recording.load(std::memory_order_relaxed)) record(tick, new_frame);
+  if (links_.recording.load(std::memory_order_relaxed)) record(tick, new_frame, stopping);
 }
 
-void ForceStage::record(const rt::LoopTick& tick, std::uint64_t new_frame) noexcept {
+void ForceStage::record(const rt::LoopTick& tick, std::uint64_t new_frame, bool stopping) noexcept {
   ForceTickRecord r;
   r.tick = ticks_;
   r.deadline_ns = tick.deadline_ns;
@@ -102,7 +106,7 @@ void ForceStage::record(const rt::LoopTick& tick, std::uint64_t new_frame) noexc
   r.commanded = vec(commanded_);
   r.stylus_ok = stylus_ok_ ? 1 : 0;
   r.output = static_cast<std::uint8_t>(output_);
-  r.stopping = stopping_.load(std::memory_order_relaxed) ? 1 : 0;
+  r.stopping = stopping ? 1 : 0;  // as this tick decided (a stop may arrive in between)
   links_.trace_force.push(r);
 }
 

@@ -61,7 +61,7 @@ class ForceStage final : public Stage {
  private:
   enum class Output { Released, Rendering, Ramping };
 
-  void record(const rt::LoopTick& tick, std::uint64_t new_frame) noexcept;
+  void record(const rt::LoopTick& tick, std::uint64_t new_frame, bool stopping) noexcept;
 
   drivers::ForceDevice& device_;
   Links& links_;

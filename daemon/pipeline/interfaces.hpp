@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "daemon/scene/scene_layout.hpp"
+#include "kernels/smoke/smoke_live.hpp"
 #include "kernels/types/contact_field.hpp"
 #include "kernels/types/focal_plan.hpp"
 #include "kernels/types/hand_pose.hpp"
@@ -66,6 +67,9 @@ class FluidModel {
   virtual void step(const HandFrame& newest, double frame_dt_s, ContactField& out,
                     FluidStepInfo& info) noexcept = 0;
   virtual void set_material(std::string_view name, double tau_s, double alpha) noexcept = 0;
+  // The [smoke] table's live part (reload, scene loads), between frames; a medium other than
+  // smoke ignores it.
+  virtual void set_smoke(const smoke::SmokeLive& live) noexcept { (void)live; }
   // Force feedback: the tool's pose at the end of the next frame (the frame sweeps it from the
   // previous one), and the fluid's force on it over the last frame (false: the model has no
   // tool). The defaults are a model without a tool.

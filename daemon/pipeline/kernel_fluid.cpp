@@ -47,6 +47,12 @@ fluid::Scene default_pool_scene() {
   return s;
 }
 
+std::vector<std::string> KernelFluid::preset_names() const {
+  std::vector<std::string> names;
+  for (const auto& [name, material] : presets_) names.push_back(name);
+  return names;
+}
+
 std::unique_ptr<KernelFluid> KernelFluid::create(const Config& config, const std::string& materials_dir,
                                                  std::string& error) {
   std::unique_ptr<KernelFluid> f(new KernelFluid());

@@ -43,6 +43,8 @@ class KernelFluid final : public FluidModel {
   std::string describe() const;
   const fluid::FluidStats& last_stats() const noexcept { return stats_; }
   const fluid::Material& material() const noexcept { return engine_->material(); }
+  // The presets loaded at start (their file names without .toml), sorted.
+  std::vector<std::string> preset_names() const;
 
  private:
   KernelFluid() = default;

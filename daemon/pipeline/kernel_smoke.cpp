@@ -21,6 +21,7 @@ std::unique_ptr<KernelSmoke> KernelSmoke::create(const Config& config, std::stri
     error = "smoke scene: " + failed->message;
     return nullptr;
   }
+  s->live_ = smoke::live_part(config.smoke);
   s->display_.resize(static_cast<std::size_t>(config.view.max_particles));
   s->scene_ = std::to_string(config.smoke.scene.jets.size()) + " jets, " +
               std::to_string(config.smoke.scene.plumes.size()) + " plumes";
@@ -28,6 +29,15 @@ std::unique_ptr<KernelSmoke> KernelSmoke::create(const Config& config, std::stri
 }
 
 void KernelSmoke::set_material(std::string_view, double, double) noexcept {}
+
+void KernelSmoke::set_smoke(const smoke::SmokeLive& live) noexcept {
+  if (live == live_) return;  // another live key changed; the smoke's did not
+  if (engine_->apply_live(live)) {
+    ++refused_;
+    return;
+  }
+  live_ = live;
+}
 
 void KernelSmoke::step(const HandFrame& newest, double frame_dt_s, ContactField& out,
                        FluidStepInfo& info) noexcept {

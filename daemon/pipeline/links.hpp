@@ -5,9 +5,11 @@
 #include <array>
 #include <atomic>
 #include <cstdint>
+#include <optional>
 
 #include "daemon/pipeline/interfaces.hpp"
 #include "daemon/pipeline/trace_items.hpp"
+#include "kernels/smoke/smoke_live.hpp"
 #include "kernels/types/contact_field.hpp"
 #include "kernels/types/focal_plan.hpp"
 #include "kernels/types/hand_pose.hpp"
@@ -21,6 +23,7 @@ struct FluidSettings {
   std::array<char, 32> material{};
   double tau_s = 0;
   double alpha = 0;
+  smoke::SmokeLive smoke{};  // the [smoke] table's live part (the smoke medium only)
 };
 
 // A ring with a drop counter and a high-water mark the supervisor exports.
@@ -67,6 +70,9 @@ struct Links {
   CountedRing<EmittedBlock, 256> trace_blocks;      // stream
   CountedRing<ForceTickRecord, 1024> trace_force;   // force
   std::atomic<bool> recording{false};
+  // The force servo's settings (set when the force stage is built, before any thread starts;
+  // the recorder writes them at the start of each recording).
+  std::optional<ForceServoRecord> force_servo;
 };
 
 }  // namespace sonoflow::daemon

@@ -53,6 +53,7 @@ FluidSettings fluid_settings_from(const Config& c) {
   std::strncpy(s.material.data(), c.fluid.material.c_str(), s.material.size() - 1);
   s.tau_s = c.fluid.tau_s;
   s.alpha = c.fluid.alpha;
+  s.smoke = smoke::live_part(c.smoke);
   return s;
 }
 

@@ -114,4 +114,17 @@ struct ForceTickRecord {
 };
 static_assert(sizeof(ForceTickRecord) == 88 && std::is_trivially_copyable_v<ForceTickRecord>);
 
+// The force servo as the force stage runs it (the config's servo settings with the device's own
+// force cap applied, and the staleness limit), recorded once at the start of a recording so a
+// replay re-runs the same servo.
+struct ForceServoRecord {
+  double frame_rate_hz = 0;   // fluid frames per second (the FIR's input rate)
+  double servo_rate_hz = 0;
+  double force_scale = 0;
+  double max_force_n = 0;     // the smaller of the config's and the device's cap
+  double max_step_n = 0;
+  std::int64_t force_stale_after_ns = 0;
+};
+static_assert(sizeof(ForceServoRecord) == 48 && std::is_trivially_copyable_v<ForceServoRecord>);
+
 }  // namespace sonoflow::daemon

@@ -60,6 +60,10 @@ std::string Recorder::start() {
   const std::string toml = render_config(config_);
   writer->append(trace::RecordType::Config, header.start_ns, toml.data(),
                  static_cast<std::uint32_t>(toml.size()));
+  if (links_.force_servo) {
+    writer->append(trace::RecordType::ForceServo, header.start_ns, &*links_.force_servo,
+                   static_cast<std::uint32_t>(sizeof(ForceServoRecord)));
+  }
   writer_ = std::move(writer);
   path_ = path;
   last_io_ = writer_->io();

@@ -5,12 +5,14 @@
 #include <cstring>
 #include <map>
 #include <memory>
+#include <optional>
 #include <utility>
 
 #include "daemon/config/config_loader.hpp"
 #include "daemon/pipeline/haptic_stage.hpp"
 #include "daemon/pipeline/kernel_renderer.hpp"
 #include "daemon/pipeline/pipeline.hpp"
+#include "daemon/recorder/force_replay.hpp"
 #include "daemon/recorder/trace_reader.hpp"
 #include "daemon/status/json_writer.hpp"
 
@@ -28,6 +30,8 @@ struct TraceIndex {
   std::map<std::uint64_t, std::uint64_t> fields;            // by ContactField::sequence
   std::map<std::uint64_t, HapticSettingsRecord> settings;   // by generation
   std::map<std::uint64_t, std::uint64_t> blocks;            // by FocalBlock::sequence (= tick)
+  std::vector<ForceTickRecord> force_ticks;                  // force feedback only
+  std::optional<ForceServoRecord> force_servo;
 };
 
 bool index_trace(trace::TraceReader& reader, TraceIndex& index, std::string& error) {
@@ -64,12 +68,24 @@ bool index_trace(trace::TraceReader& reader, TraceIndex& index, std::string& err
         if (trace::TraceReader::decode(r, s)) index.settings[s.generation] = s;
         break;
       }
+      case trace::RecordType::ForceTick: {
+        ForceTickRecord t;
+        if (trace::TraceReader::decode(r, t)) index.force_ticks.push_back(t);
+        break;
+      }
+      case trace::RecordType::ForceServo: {
+        ForceServoRecord s;
+        if (trace::TraceReader::decode(r, s)) index.force_servo = s;
+        break;
+      }
       default:
         break;
     }
   }
   std::stable_sort(index.ticks.begin(), index.ticks.end(),
                    [](const HapticTickRecord& a, const HapticTickRecord& b) { return a.tick < b.tick; });
+  std::stable_sort(index.force_ticks.begin(), index.force_ticks.end(),
+                   [](const ForceTickRecord& a, const ForceTickRecord& b) { return a.tick < b.tick; });
   if (index.ticks.empty()) {
     error = "the trace holds no haptic tick records (the recording stopped before the pipeline ticked)";
     return false;
@@ -283,11 +299,14 @@ ReplayResult replay_trace(const std::string& path, std::int64_t warmup_ns) {
     else if (tick > index.ticks.back().tick) tally.add("made as the recording stopped (no tick record)", true, tick);
   }
   result.not_compared = tally.take();
+  result.force = replay_force_ticks(index.force_ticks, index.force_servo);
 
   const bool complete = result.damage.empty() &&
                         std::all_of(result.not_compared.begin(), result.not_compared.end(),
-                                    [](const ReplayNotCompared& n) { return n.expected; });
-  if (result.compared != result.identical) result.verdict = ReplayVerdict::Different;
+                                    [](const ReplayNotCompared& n) { return n.expected; }) &&
+                        (result.force.not_compared == 0 || result.force.not_compared_expected);
+  if (result.compared != result.identical || result.force.compared != result.force.identical)
+    result.verdict = ReplayVerdict::Different;
   else if (!complete || result.compared == 0) result.verdict = ReplayVerdict::Incomplete;
   else result.verdict = ReplayVerdict::Identical;
   return result;
@@ -309,6 +328,16 @@ std::string ReplayResult::report() const {
   if (refused + discarded > 0) {
     out += "  of the compared blocks, " + std::to_string(refused) + " were refused by the array and " +
            std::to_string(discarded) + " never reached it (live)\n";
+  }
+  if (force.ticks > 0) {
+    out += "  force servo: " + std::to_string(force.ticks) + " ticks; " + std::to_string(force.compared) +
+           " compared, " + std::to_string(force.identical) + " identical\n";
+    if (force.first_difference_tick != 0)
+      out += "  force servo: first difference at tick " + std::to_string(force.first_difference_tick) + "\n";
+    if (force.not_compared > 0) {
+      out += "  force servo: " + std::to_string(force.not_compared) + " tick(s) not compared: " +
+             force.why_not_compared + (force.not_compared_expected ? "" : " [trace incomplete]") + "\n";
+    }
   }
   if (!damage.empty()) out += "  trace damaged: " + damage + "; replayed up to there\n";
   return out;
@@ -334,6 +363,17 @@ std::string ReplayResult::summary_json() const {
     j.field("blocks", n.blocks).field("first_tick", n.first_tick).close('}');
   }
   j.close(']');
+  if (force.ticks > 0) {
+    j.key("force").open('{').field("ticks", force.ticks).field("compared", force.compared);
+    j.field("identical", force.identical);
+    if (force.first_difference_tick != 0) j.field("first_difference_tick", force.first_difference_tick);
+    j.field("not_compared", force.not_compared);
+    if (force.not_compared > 0) {
+      j.field("why_not_compared", std::string_view(force.why_not_compared));
+      j.field("expected", force.not_compared_expected);
+    }
+    j.close('}');
+  }
   if (!damage.empty()) j.field("damage", std::string_view(damage));
   j.close('}');
   return j.str();

@@ -7,8 +7,9 @@
 // generation in force, the stop request). The replay feeds exactly those, tick by tick in
 // recorded order, to a haptic stage of its own (the same renderer and safety gate code), so a
 // recording replays bit for bit whether it was made on a virtual clock or on the real one,
-// however the live threads happened to interleave. The tracker, fluid and stream stages are not
-// re-run: their output is what the trace records.
+// however the live threads happened to interleave. With force feedback the force servo is re-run
+// the same way on its recorded ticks (force_replay.hpp). The tracker, fluid and stream stages are
+// not re-run: their output is what the trace records.
 //
 // Nothing is passed over in silence: every block that could not be compared is counted under a
 // reason. Some are in the nature of a recording (blocks made before it began or after it
@@ -19,6 +20,8 @@
 #include <cstdint>
 #include <string>
 #include <vector>
+
+#include "daemon/recorder/force_replay.hpp"
 
 namespace sonoflow::daemon {
 
@@ -51,6 +54,7 @@ struct ReplayResult {
   std::uint64_t first_difference_tick = 0;  // 0: none
   std::int64_t first_difference_ns = -1;    // that block's start time
   std::vector<ReplayNotCompared> not_compared;
+  ForceReplayResult force;        // the force servo's ticks (force feedback only)
 
   std::string report() const;        // a few lines for people
   std::string summary_json() const;  // schema sonoflow.replay

@@ -24,7 +24,8 @@ inline constexpr std::uint64_t kMagic = 0x3145434152544653ull;  // "SFTRACE1"
 // 2: ContactField header carries the hand ids. 3: haptic tick provenance and settings records,
 // every block with its fate (sent, refused, discarded); replay re-runs the haptic stage.
 // 4: force-feedback servo ticks (stylus pose, fluid force on the tool, commanded force).
-inline constexpr std::uint32_t kVersion = 4;
+// 5: the force servo's settings at the start (replay re-runs the servo too).
+inline constexpr std::uint32_t kVersion = 5;
 
 struct TraceHeader {
   std::uint64_t magic = kMagic;
@@ -39,7 +40,7 @@ struct TraceHeader {
   std::uint32_t haptic_tick_size = sizeof(HapticTickRecord);
   std::uint32_t haptic_settings_size = sizeof(HapticSettingsRecord);
   std::uint32_t force_tick_size = sizeof(ForceTickRecord);
-  std::uint32_t reserved = 0;
+  std::uint32_t force_servo_size = sizeof(ForceServoRecord);
 };
 static_assert(sizeof(TraceHeader) == 64);
 
@@ -53,8 +54,9 @@ enum class RecordType : std::uint32_t {
   HapticTick = 6,    // HapticTickRecord: the inputs one haptic tick used
   HapticSettings = 7,  // HapticSettingsRecord: live settings, once per generation
   ForceTick = 8,     // ForceTickRecord: one force-servo tick (force feedback only)
+  ForceServo = 9,    // ForceServoRecord: the servo's settings, after Config (force feedback only)
 };
-inline constexpr std::uint32_t kLastRecordType = 8;
+inline constexpr std::uint32_t kLastRecordType = 9;
 
 struct RecordHeader {
   RecordType type = RecordType::Padding;

@@ -38,7 +38,7 @@ std::unique_ptr<TraceReader> TraceReader::open(const std::string& path, std::str
              h.contact_sample_size != sizeof(ContactSample) || h.focal_block_size != sizeof(FocalBlock) ||
              h.emitted_block_size != sizeof(EmittedBlock) || h.haptic_tick_size != sizeof(HapticTickRecord) ||
              h.haptic_settings_size != sizeof(HapticSettingsRecord) ||
-             h.force_tick_size != sizeof(ForceTickRecord)) {
+             h.force_tick_size != sizeof(ForceTickRecord) || h.force_servo_size != sizeof(ForceServoRecord)) {
     error = path + ": recorded with different data types (another sonoflow build)";
   } else {
     return std::unique_ptr<TraceReader>(new TraceReader(f, h));
@@ -135,6 +135,12 @@ bool TraceReader::decode(const Record& r, HapticSettingsRecord& out) {
     return false;
   std::memcpy(&out, r.payload.data(), sizeof out);
   return out.mode <= static_cast<std::uint8_t>(HapticMode::STM);
+}
+
+bool TraceReader::decode(const Record& r, ForceServoRecord& out) {
+  if (r.header.type != RecordType::ForceServo || r.payload.size() != sizeof(ForceServoRecord)) return false;
+  std::memcpy(&out, r.payload.data(), sizeof out);
+  return out.servo_rate_hz > 0 && out.frame_rate_hz > 0;
 }
 
 bool TraceReader::decode(const Record& r, ForceTickRecord& out) {

@@ -44,6 +44,7 @@ class TraceReader {
   static bool decode(const Record& r, HapticTickRecord& out);
   static bool decode(const Record& r, HapticSettingsRecord& out);
   static bool decode(const Record& r, ForceTickRecord& out);
+  static bool decode(const Record& r, ForceServoRecord& out);
 
  private:
   TraceReader(std::FILE* file, const TraceHeader& header) : file_(file), header_(header) {}

@@ -1,31 +1,17 @@
 #include "daemon/scene/scene_file.hpp"
 
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
 #include <cstddef>
 #include <cstring>
 #include <new>
-#include <random>
 
 #include "daemon/version.hpp"
 
 namespace sonoflow::daemon::scene {
 namespace {
-
-std::string errno_text(const char* what, const std::string& path) {
-  return std::string(what) + " " + path + ": " + std::strerror(errno);
-}
-
-std::uint64_t new_generation() {
-  std::random_device rd;
-  return (static_cast<std::uint64_t>(rd()) << 32) ^ rd() ^ static_cast<std::uint64_t>(getpid());
-}
 
 // Sections follow the header, each on its own 64-byte boundary.
 struct Geometry {
@@ -53,30 +39,12 @@ std::span<const T> clip(std::span<const T> s, std::size_t n) {
 std::unique_ptr<SceneWriter> SceneWriter::create(const std::string& path, const SceneCapacity& capacity,
                                                  std::int64_t start_ns, std::string& error) {
   const Geometry g = geometry_of(capacity);
-  const std::string temp = path + ".new." + std::to_string(getpid());
-  unlink(temp.c_str());
-  const int fd = open(temp.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0640);
-  if (fd < 0) {
-    error = errno_text("cannot create scene file", temp);
-    return nullptr;
-  }
-  fchmod(fd, 0640);
-  if (ftruncate(fd, static_cast<off_t>(g.total)) != 0) {
-    error = errno_text("cannot size scene file", temp);
-    close(fd);
-    unlink(temp.c_str());
-    return nullptr;
-  }
-  void* memory = mmap(nullptr, g.total, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  close(fd);
-  if (memory == MAP_FAILED) {
-    error = errno_text("cannot map scene file", temp);
-    unlink(temp.c_str());
-    return nullptr;
-  }
+  std::optional<shm::SharedFile> file = shm::SharedFile::create(path, g.total, "scene file", error);
+  if (!file) return nullptr;
+  void* memory = file->data();
   auto* h = new (memory) SceneHeader{};
   h->total_size = g.total;
-  h->generation = new_generation();
+  h->generation = shm::new_generation();
   h->writer_pid = getpid();
   h->start_monotonic_ns = start_ns;
   h->rate_hz = capacity.rate_hz;
@@ -86,36 +54,21 @@ std::unique_ptr<SceneWriter> SceneWriter::create(const std::string& path, const 
   h->fluid = g.fluid;
   h->haptic = g.haptic;
   std::strncpy(h->version.data(), kVersion, h->version.size() - 1);
-  std::unique_ptr<SceneWriter> writer(new SceneWriter(path, memory, g.total, capacity));
+  std::unique_ptr<SceneWriter> writer(new SceneWriter(std::move(*file), capacity));
   writer->fluid_.initialise();
   writer->haptic_.initialise();
-  if (rename(temp.c_str(), path.c_str()) != 0) {
-    error = errno_text("cannot move scene file into place at", path);
-    unlink(temp.c_str());
-    return nullptr;  // the destructor unmaps; the path is not ours, so it stays
-  }
+  if (!writer->file_.publish(error)) return nullptr;  // the temporary file goes with the writer
   return writer;
 }
 
-SceneWriter::SceneWriter(std::string path, void* memory, std::size_t size, const SceneCapacity& capacity)
-    : path_(std::move(path)), memory_(memory), size_(size), capacity_(capacity),
-      fluid_(static_cast<std::byte*>(memory) + header().fluid.offset, header().fluid.payload_bytes),
-      haptic_(static_cast<std::byte*>(memory) + header().haptic.offset, header().haptic.payload_bytes) {}
+SceneWriter::SceneWriter(shm::SharedFile file, const SceneCapacity& capacity)
+    : file_(std::move(file)), capacity_(capacity),
+      fluid_(static_cast<std::byte*>(file_.data()) + header().fluid.offset, header().fluid.payload_bytes),
+      haptic_(static_cast<std::byte*>(file_.data()) + header().haptic.offset, header().haptic.payload_bytes) {}
 
 SceneWriter::~SceneWriter() {
   set_state(SceneState::Stopped);
-  // Only remove the file if it is still ours (a newer daemon may have replaced it).
-  const int fd = open(path_.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd >= 0) {
-    std::uint64_t generation = 0;
-    if (pread(fd, &generation, sizeof generation, offsetof(SceneHeader, generation)) ==
-            static_cast<ssize_t>(sizeof generation) &&
-        generation == header().generation) {
-      unlink(path_.c_str());
-    }
-    close(fd);
-  }
-  munmap(memory_, size_);
+  file_.unlink_if_ours(offsetof(SceneHeader, generation), header().generation);
 }
 
 std::int64_t SceneWriter::period_ns() const noexcept {
@@ -180,45 +133,20 @@ std::string check_header(const SceneHeader& h, std::size_t size) {
 }
 
 std::unique_ptr<SceneReader> SceneReader::attach(const std::string& path, std::string& error) {
-  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    error = errno_text("cannot open", path);
-    return nullptr;
-  }
-  struct stat st {};
-  if (fstat(fd, &st) != 0 || static_cast<std::size_t>(st.st_size) < kHeaderSize) {
-    error = path + ": too small to be a sonoflow scene file";
-    close(fd);
-    return nullptr;
-  }
-  const auto size = static_cast<std::size_t>(st.st_size);
-  void* memory = mmap(nullptr, size, PROT_READ, MAP_SHARED, fd, 0);
-  close(fd);
-  if (memory == MAP_FAILED) {
-    error = errno_text("cannot map", path);
-    return nullptr;
-  }
-  const std::string why = check_header(*static_cast<const SceneHeader*>(memory), size);
+  std::optional<shm::SharedFile> file = shm::SharedFile::open_read_only(path, kHeaderSize, "scene file", error);
+  if (!file) return nullptr;
+  const std::string why = check_header(*static_cast<const SceneHeader*>(file->data()), file->size());
   if (!why.empty()) {
     error = path + ": " + why;
-    munmap(memory, size);
     return nullptr;
   }
-  return std::unique_ptr<SceneReader>(new SceneReader(path, memory, size, st.st_ino));
+  return std::unique_ptr<SceneReader>(new SceneReader(std::move(*file)));
 }
 
-SceneReader::SceneReader(std::string path, void* memory, std::size_t size, ino_t inode)
-    : path_(std::move(path)), memory_(memory), size_(size), inode_(inode),
-      fluid_(static_cast<std::byte*>(memory) + header().fluid.offset, header().fluid.payload_bytes),
-      haptic_(static_cast<std::byte*>(memory) + header().haptic.offset, header().haptic.payload_bytes) {}
-
-SceneReader::~SceneReader() { munmap(memory_, size_); }
-
-bool SceneReader::replaced() const noexcept {
-  struct stat st {};
-  if (stat(path_.c_str(), &st) != 0) return true;
-  return st.st_ino != inode_;
-}
+SceneReader::SceneReader(shm::SharedFile file)
+    : file_(std::move(file)),
+      fluid_(static_cast<std::byte*>(file_.data()) + header().fluid.offset, header().fluid.payload_bytes),
+      haptic_(static_cast<std::byte*>(file_.data()) + header().haptic.offset, header().haptic.payload_bytes) {}
 
 bool SceneReader::read_fluid(FluidScene& out) const {
   if (fluid_.publications() == 0) return false;

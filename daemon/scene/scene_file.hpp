@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "daemon/scene/scene_layout.hpp"
+#include "daemon/shm/shared_file.hpp"
 #include "daemon/scene/slot_pair.hpp"
 
 namespace sonoflow::daemon::scene {
@@ -51,11 +52,9 @@ class SceneWriter {
                       std::span<const SceneFocus> trail, std::span<const SceneSample> targets) noexcept;
 
  private:
-  SceneWriter(std::string path, void* memory, std::size_t size, const SceneCapacity& capacity);
-  SceneHeader& header() const noexcept { return *static_cast<SceneHeader*>(memory_); }
-  std::string path_;
-  void* memory_;
-  std::size_t size_;
+  SceneWriter(shm::SharedFile file, const SceneCapacity& capacity);
+  SceneHeader& header() const noexcept { return *static_cast<SceneHeader*>(file_.data()); }
+  shm::SharedFile file_;
   SceneCapacity capacity_;
   SlotPair fluid_, haptic_;
 };
@@ -81,14 +80,13 @@ class SceneReader {
   // Opens read-only and maps PROT_READ. Refuses files that are too small, not scene files, or
   // of a layout version this build does not know, with a message that says which.
   static std::unique_ptr<SceneReader> attach(const std::string& path, std::string& error);
-  ~SceneReader();
   SceneReader(const SceneReader&) = delete;
   SceneReader& operator=(const SceneReader&) = delete;
 
-  const SceneHeader& header() const noexcept { return *static_cast<const SceneHeader*>(memory_); }
+  const SceneHeader& header() const noexcept { return *static_cast<const SceneHeader*>(file_.data()); }
   SceneState state() const noexcept { return header().state.load(std::memory_order_acquire); }
   // True when the daemon restarted or the file went away: detach and attach again.
-  bool replaced() const noexcept;
+  bool replaced() const noexcept { return file_.replaced(); }
 
   std::uint64_t fluid_publications() const noexcept { return fluid_.publications(); }
   std::uint64_t haptic_publications() const noexcept { return haptic_.publications(); }
@@ -97,11 +95,8 @@ class SceneReader {
   bool read_haptic(HapticScene& out) const;
 
  private:
-  SceneReader(std::string path, void* memory, std::size_t size, ino_t inode);
-  std::string path_;
-  void* memory_;
-  std::size_t size_;
-  ino_t inode_;
+  explicit SceneReader(shm::SharedFile file);
+  shm::SharedFile file_;
   SlotPair fluid_, haptic_;
 };
 

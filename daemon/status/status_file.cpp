@@ -1,12 +1,8 @@
 #include "daemon/status/status_file.hpp"
 
-#include <cerrno>
+#include <cstddef>
 #include <cstring>
-#include <fcntl.h>
 #include <new>
-#include <random>
-#include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "daemon/version.hpp"
@@ -14,21 +10,12 @@
 namespace sonoflow::daemon::status {
 namespace {
 
-std::string errno_text(const char* what, const std::string& path) {
-  return std::string(what) + " " + path + ": " + std::strerror(errno);
-}
-
 template <typename T>
 SectionEntry entry(SectionId id, const void* base, const T& section, std::uint16_t count = 1) {
   return SectionEntry{id, 1, count,
                       static_cast<std::uint32_t>(reinterpret_cast<const char*>(&section) -
                                                  static_cast<const char*>(base)),
                       static_cast<std::uint32_t>(sizeof(section))};
-}
-
-std::uint64_t new_generation() {
-  std::random_device rd;
-  return (static_cast<std::uint64_t>(rd()) << 32) ^ rd() ^ static_cast<std::uint64_t>(getpid());
 }
 
 // Copies through a local: GCC 12 misreads a SeqLock copy straight into a struct member as a
@@ -45,32 +32,14 @@ bool load_section(const Section<T>& section, T& out) noexcept {
 
 std::unique_ptr<StatusWriter> StatusWriter::create(const std::string& path, std::int64_t start_ns,
                                                    std::string& error) {
-  const std::string temp = path + ".new." + std::to_string(getpid());
-  unlink(temp.c_str());
-  const int fd = open(temp.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0640);
-  if (fd < 0) {
-    error = errno_text("cannot create status file", temp);
-    return nullptr;
-  }
-  fchmod(fd, 0640);  // exact mode whatever the umask
   const std::size_t size = sizeof(StatusRegion);
-  if (ftruncate(fd, static_cast<off_t>(size)) != 0) {
-    error = errno_text("cannot size status file", temp);
-    close(fd);
-    unlink(temp.c_str());
-    return nullptr;
-  }
-  void* memory = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  close(fd);
-  if (memory == MAP_FAILED) {
-    error = errno_text("cannot map status file", temp);
-    unlink(temp.c_str());
-    return nullptr;
-  }
+  std::optional<shm::SharedFile> file = shm::SharedFile::create(path, size, "status file", error);
+  if (!file) return nullptr;
+  void* memory = file->data();
   auto* region = new (memory) StatusRegion{};
   StatusHeader& h = region->header;
   h.total_size = static_cast<std::uint32_t>(size);
-  h.generation = new_generation();
+  h.generation = shm::new_generation();
   h.writer_pid = getpid();
   h.start_monotonic_ns = start_ns;
   h.heartbeat_monotonic_ns.store(start_ns, std::memory_order_relaxed);
@@ -89,89 +58,41 @@ std::unique_ptr<StatusWriter> StatusWriter::create(const std::string& path, std:
   h.section_count = 0;
   for (const auto& e : entries) h.sections[h.section_count++] = e;
 
-  if (rename(temp.c_str(), path.c_str()) != 0) {
-    error = errno_text("cannot move status file into place at", path);
-    munmap(memory, size);
-    unlink(temp.c_str());
-    return nullptr;
-  }
-  return std::unique_ptr<StatusWriter>(new StatusWriter(path, region));
+  if (!file->publish(error)) return nullptr;
+  return std::unique_ptr<StatusWriter>(new StatusWriter(std::move(*file)));
 }
 
 StatusWriter::~StatusWriter() {
   set_state(DaemonState::Stopped);
-  // Only remove the file if it is still ours (a newer daemon may have replaced it).
-  struct stat st {};
-  if (stat(path_.c_str(), &st) == 0) {
-    const int fd = open(path_.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd >= 0) {
-      std::uint64_t generation = 0;
-      if (pread(fd, &generation, sizeof generation, offsetof(StatusHeader, generation)) ==
-              static_cast<ssize_t>(sizeof generation) &&
-          generation == region_->header.generation) {
-        unlink(path_.c_str());
-      }
-      close(fd);
-    }
-  }
-  munmap(region_, sizeof(StatusRegion));
+  file_.unlink_if_ours(offsetof(StatusHeader, generation), region().header.generation);
 }
 
 void StatusWriter::heartbeat(std::int64_t now_ns) noexcept {
-  region_->header.heartbeat_monotonic_ns.store(now_ns, std::memory_order_release);
+  region().header.heartbeat_monotonic_ns.store(now_ns, std::memory_order_release);
 }
 
 void StatusWriter::set_state(DaemonState state) noexcept {
-  region_->header.daemon_state.store(state, std::memory_order_release);
+  region().header.daemon_state.store(state, std::memory_order_release);
 }
 
 std::unique_ptr<StatusReader> StatusReader::attach(const std::string& path, std::string& error) {
-  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    error = errno_text("cannot open", path);
-    return nullptr;
-  }
-  struct stat st {};
-  if (fstat(fd, &st) != 0 || static_cast<std::size_t>(st.st_size) < kHeaderSize) {
-    error = path + ": too small to be a sonoflow status file";
-    close(fd);
-    return nullptr;
-  }
-  const auto size = static_cast<std::size_t>(st.st_size);
-  void* memory = mmap(nullptr, size, PROT_READ, MAP_SHARED, fd, 0);
-  close(fd);
-  if (memory == MAP_FAILED) {
-    error = errno_text("cannot map", path);
-    return nullptr;
-  }
-  const auto* region = static_cast<const StatusRegion*>(memory);
-  const StatusHeader& h = region->header;
-  std::string why;
+  std::optional<shm::SharedFile> file = shm::SharedFile::open_read_only(path, kHeaderSize, "status file", error);
+  if (!file) return nullptr;
+  const StatusHeader& h = static_cast<const StatusRegion*>(file->data())->header;
   if (h.magic != kMagic) {
-    why = path + ": not a sonoflow status file (bad magic)";
+    error = path + ": not a sonoflow status file (bad magic)";
   } else if (h.compat_major > kAbiMajor) {
-    why = path + ": written by a newer sonoflowd (needs reader ABI " +
-          std::to_string(h.compat_major) + ", this tool has " + std::to_string(kAbiMajor) + ")";
-  } else if (h.total_size > size || size < sizeof(StatusRegion)) {
-    why = path + ": truncated status file";
+    error = path + ": written by a newer sonoflowd (needs reader ABI " + std::to_string(h.compat_major) +
+            ", this tool has " + std::to_string(kAbiMajor) + ")";
+  } else if (h.total_size > file->size() || file->size() < sizeof(StatusRegion)) {
+    error = path + ": truncated status file";
+  } else {
+    return std::unique_ptr<StatusReader>(new StatusReader(std::move(*file)));
   }
-  if (!why.empty()) {
-    error = why;
-    munmap(memory, size);
-    return nullptr;
-  }
-  return std::unique_ptr<StatusReader>(new StatusReader(path, region, size, st.st_ino));
+  return nullptr;
 }
 
-StatusReader::~StatusReader() { munmap(const_cast<StatusRegion*>(region_), size_); }
-
-bool StatusReader::replaced() const noexcept {
-  struct stat st {};
-  if (stat(path_.c_str(), &st) != 0) return true;
-  return st.st_ino != inode_;
-}
-
-StatusSnapshot StatusReader::snapshot() const noexcept { return take_snapshot(*region_); }
+StatusSnapshot StatusReader::snapshot() const noexcept { return take_snapshot(region()); }
 
 StatusSnapshot take_snapshot(const StatusRegion& r) noexcept {
   StatusSnapshot s;

@@ -6,6 +6,7 @@
 #include <string>
 #include <sys/types.h>
 
+#include "daemon/shm/shared_file.hpp"
 #include "daemon/status/status_layout.hpp"
 
 namespace sonoflow::daemon::status {
@@ -22,16 +23,16 @@ class StatusWriter {
 
   // Writers publish through the sections (region().loops[i].lock.store(...) and so on); each
   // section has one writing thread, named in status_layout.hpp.
-  StatusRegion& region() noexcept { return *region_; }
+  StatusRegion& region() noexcept { return *static_cast<StatusRegion*>(file_.data()); }
   void heartbeat(std::int64_t now_ns) noexcept;
   void set_state(DaemonState state) noexcept;
-  const std::string& path() const noexcept { return path_; }
-  std::uint64_t generation() const noexcept { return region_->header.generation; }
+  const std::string& path() const noexcept { return file_.path(); }
+  std::uint64_t generation() const noexcept { return region().header.generation; }
 
  private:
-  StatusWriter(std::string path, StatusRegion* region) : path_(std::move(path)), region_(region) {}
-  std::string path_;
-  StatusRegion* region_;
+  explicit StatusWriter(shm::SharedFile file) : file_(std::move(file)) {}
+  const StatusRegion& region() const noexcept { return *static_cast<const StatusRegion*>(file_.data()); }
+  shm::SharedFile file_;
 };
 
 // A consistent copy of every section, taken by a monitor.
@@ -62,23 +63,18 @@ class StatusReader {
   // Opens read-only and maps PROT_READ. Refuses files that are too small, have the wrong
   // magic, or need a newer reader.
   static std::unique_ptr<StatusReader> attach(const std::string& path, std::string& error);
-  ~StatusReader();
   StatusReader(const StatusReader&) = delete;
   StatusReader& operator=(const StatusReader&) = delete;
 
   StatusSnapshot snapshot() const noexcept;
-  std::uint64_t generation() const noexcept { return region_->header.generation; }
+  std::uint64_t generation() const noexcept { return region().header.generation; }
   // True when the daemon restarted or the file was replaced: detach and attach again.
-  bool replaced() const noexcept;
-  const StatusRegion& region() const noexcept { return *region_; }
+  bool replaced() const noexcept { return file_.replaced(); }
+  const StatusRegion& region() const noexcept { return *static_cast<const StatusRegion*>(file_.data()); }
 
  private:
-  StatusReader(std::string path, const StatusRegion* region, std::size_t size, ino_t inode)
-      : path_(std::move(path)), region_(region), size_(size), inode_(inode) {}
-  std::string path_;
-  const StatusRegion* region_;
-  std::size_t size_;
-  ino_t inode_;
+  explicit StatusReader(shm::SharedFile file) : file_(std::move(file)) {}
+  shm::SharedFile file_;
 };
 
 }  // namespace sonoflow::daemon::status

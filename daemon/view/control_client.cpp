@@ -62,6 +62,22 @@ std::string ControlClient::exchange(const std::string& line) const {
   return reply.empty() ? viewer_error("unreachable", "no reply from sonoflowd") : reply;
 }
 
+// The names in a `materials` reply ({"ok":true,"materials":["honey",...]}); preset names are
+// file names, so they hold no quotes or escapes.
+std::vector<std::string> material_list(const std::string& reply) {
+  std::vector<std::string> names;
+  const auto open = reply.find("\"materials\":[");
+  if (reply.find("\"ok\":true") == std::string::npos || open == std::string::npos) return names;
+  const auto close = reply.find(']', open);
+  for (auto at = reply.find('"', open + 13); at < close; at = reply.find('"', at + 1)) {
+    const auto end = reply.find('"', at + 1);
+    if (end == std::string::npos || end > close) break;
+    names.push_back(reply.substr(at + 1, end - at - 1));
+    at = end;
+  }
+  return names;
+}
+
 ControlAccess ControlClient::access() const {
   ControlAccess a;
   const std::string reply = exchange("access");
@@ -73,6 +89,7 @@ ControlAccess ControlClient::access() const {
   }
   a.reachable = true;
   a.may_write = reply.find("\"write\":true") != std::string::npos;
+  a.materials = material_list(exchange("materials"));
   if (!a.may_write) a.reason = "this user may read but not change settings (control.admin_group)";
   return a;
 }

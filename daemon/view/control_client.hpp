@@ -5,6 +5,7 @@
 // (SO_PEERCRED, control.admin_group). The page shows the controls only when the daemon's
 // `access` answer says this user may.
 #include <string>
+#include <vector>
 
 namespace sonoflow::daemon::view {
 
@@ -12,6 +13,7 @@ struct ControlAccess {
   bool reachable = false;  // the socket accepted a connection
   bool may_write = false;  // the daemon says this user may change settings
   std::string reason;      // why not, for the page
+  std::vector<std::string> materials;  // the presets the daemon's fluid can switch to
 };
 
 class ControlClient {
@@ -29,6 +31,9 @@ class ControlClient {
  private:
   std::string path_;
 };
+
+// The preset names in the daemon's reply to `materials` (empty if it is an error).
+std::vector<std::string> material_list(const std::string& reply);
 
 // True for the verbs the page may send, with one plain argument each.
 bool allowed_request(const std::string& line);

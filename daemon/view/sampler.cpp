@@ -75,13 +75,15 @@ void Sampler::sample_once() {
     next_access_ns_ = now + 2000 * kMs;
     const ControlAccess access = control_.access();
     viewer_changed |= access.reachable != access_.reachable || access.may_write != access_.may_write ||
-                      access.reason != access_.reason;
+                      access.reason != access_.reason || access.materials != access_.materials;
     access_ = access;
   }
   const status::StatusReader* status = link_.status();
   if (status != nullptr && status->generation() != generation_) {
     generation_ = status->generation();
     viewer_changed = true;
+    std::lock_guard lock(history_mutex_);
+    history_.clear();  // a new daemon run: its history starts now
   }
   if (viewer_changed) publish_viewer();
 
@@ -127,7 +129,10 @@ void Sampler::publish_viewer() {
     j.field("daemon_state", std::string_view(daemon_state_name(s->snapshot().daemon_state)));
   }
   j.key("control").open('{').field("reachable", access_.reachable).field("may_write", access_.may_write)
-      .field("reason", std::string_view(access_.reason)).close('}');
+      .field("reason", std::string_view(access_.reason));
+  j.key("materials").open('[');
+  for (const std::string& name : access_.materials) j.value(std::string_view(name));
+  j.close(']').close('}');
   // The array outline: transducer centres of the default 16 x 16 grid (z = 0 plane).
   const acoustics::GridConfig grid;
   const auto geometry = acoustics::ArrayGeometry::grid(grid);

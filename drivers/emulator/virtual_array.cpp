@@ -224,25 +224,27 @@ void VirtualArray::accept_stream_message(std::span<const std::uint8_t> data) {
   ++counters_.rejected_blocks;
 }
 
-std::size_t VirtualArray::prepare_append(std::uint64_t first_tick, std::size_t n) noexcept {
+VirtualArray::Admitted VirtualArray::admit_block(std::uint64_t start_tick, std::uint8_t tick_div, int n_samples) noexcept {
+  ++totals_.blocks_accepted;
+  Admitted a;
+  // Samples whose tick has already played are late: skipped, and the block counted late.
+  while (a.first < n_samples && start_tick + std::uint64_t(a.first) * tick_div <= processed_tick_) ++a.first;
+  if (a.first > 0) ++counters_.late_blocks;
+  if (a.first == n_samples) return a;
+  // Samples overlapping the queue's tail replace it; what does not fit is an overrun.
+  const std::uint64_t first_tick = start_tick + std::uint64_t(a.first) * tick_div;
   while (fifo_size_ > 0 && slot(fifo_size_ - 1).tick >= first_tick) --fifo_size_;
+  const std::size_t n = static_cast<std::size_t>(n_samples - a.first);
   const std::size_t room = fifo_.size() - fifo_size_;
   if (n > room) counters_.overruns += static_cast<std::uint32_t>(n - room);
-  return std::min(n, room);
+  a.count = std::min(n, room);
+  return a;
 }
 
 void VirtualArray::enqueue_foci(const FociBlock& block, std::uint32_t seq) {
-  ++totals_.blocks_accepted;
-  int first = 0;
-  while (first < block.n_samples &&
-         block.start_tick + std::uint64_t(first) * block.tick_div <= processed_tick_)
-    ++first;
-  if (first > 0) ++counters_.late_blocks;
-  if (first == block.n_samples) return;
-  const std::size_t n = prepare_append(block.start_tick + std::uint64_t(first) * block.tick_div,
-                                       static_cast<std::size_t>(block.n_samples - first));
-  for (std::size_t i = 0; i < n; ++i) {
-    const int s = first + static_cast<int>(i);
+  const Admitted a = admit_block(block.start_tick, block.tick_div, block.n_samples);
+  for (std::size_t i = 0; i < a.count; ++i) {
+    const int s = a.first + static_cast<int>(i);
     QueuedSample& q = slot(fifo_size_++);
     q.tick = block.start_tick + std::uint64_t(s) * block.tick_div;
     q.block_seq = seq;
@@ -253,17 +255,9 @@ void VirtualArray::enqueue_foci(const FociBlock& block, std::uint32_t seq) {
 }
 
 void VirtualArray::enqueue_drive(const DriveBlock& block, std::uint32_t seq) {
-  ++totals_.blocks_accepted;
-  int first = 0;
-  while (first < block.n_samples &&
-         block.start_tick + std::uint64_t(first) * block.tick_div <= processed_tick_)
-    ++first;
-  if (first > 0) ++counters_.late_blocks;
-  if (first == block.n_samples) return;
-  const std::size_t n = prepare_append(block.start_tick + std::uint64_t(first) * block.tick_div,
-                                       static_cast<std::size_t>(block.n_samples - first));
-  for (std::size_t i = 0; i < n; ++i) {
-    const int s = first + static_cast<int>(i);
+  const Admitted a = admit_block(block.start_tick, block.tick_div, block.n_samples);
+  for (std::size_t i = 0; i < a.count; ++i) {
+    const int s = a.first + static_cast<int>(i);
     const std::size_t at = fifo_size_++;
     QueuedSample& q = slot(at);
     q.tick = block.start_tick + std::uint64_t(s) * block.tick_div;

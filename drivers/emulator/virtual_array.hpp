@@ -123,9 +123,14 @@ class VirtualArray final : public UsbDevice {
   void accept_stream_message(std::span<const std::uint8_t> data);
   void enqueue_foci(const FociBlock& block, std::uint32_t seq);
   void enqueue_drive(const DriveBlock& block, std::uint32_t seq);
-  // Makes room for samples starting at `first_tick`: truncates overlapped samples, then
-  // returns how many of `n` fit.
-  std::size_t prepare_append(std::uint64_t first_tick, std::size_t n) noexcept;
+  // Which samples of an arriving block are queued: from `first` (the earlier ones are late),
+  // `count` of them (the rest overran the FIFO). Counts the block, its lateness and overruns,
+  // and drops queued samples the block overlaps (a newer block replaces the queue's tail).
+  struct Admitted {
+    int first = 0;
+    std::size_t count = 0;
+  };
+  Admitted admit_block(std::uint64_t start_tick, std::uint8_t tick_div, int n_samples) noexcept;
   QueuedSample& slot(std::size_t i) noexcept { return fifo_[(fifo_head_ + i) % fifo_.size()]; }
   std::uint8_t* drive_slot(std::size_t i) noexcept;
   void run_until(std::uint64_t now_tick);

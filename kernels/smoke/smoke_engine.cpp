@@ -60,20 +60,22 @@ struct SmokeEngine::Impl {
   opencl::Status allocate();
   void reset_fields();
   void cells(cl::Kernel& k) { (*launch)(k, cl::NullRange, geo.cells, geo.local); }
-  // Reductions walk columns (cl/reduce.cl).
+  // Reductions walk rows on a CPU, columns on a GPU (cl/reduce.cl).
   template <class... Args>
-  void columns(cl::Kernel& k, const Args&... args) {
+  void reduction(cl::Kernel& k, const Args&... args) {
     launch->record(set_args(k, args...));
-    (*launch)(k, cl::NullRange, geo.columns, geo.columns_local);
+    (*launch)(k, cl::NullRange, geo.reduce, geo.reduce_local);
   }
   template <class... Args>
   void cells(cl::Kernel& k, const Args&... args) {
     launch->record(set_args(k, args...));
     cells(k);
   }
+  // Jets and plumes to the device, with the parameter block (between frames; waits for the queue).
+  Status upload_sources(std::span<const SmokeJet> jets, std::span<const SmokePlume> plumes);
   void substep(float s_end, float inv_frame_dt, const CellBox& box, SmokeStats& stats);
   void advect();
-  cl::LocalSpaceArg reduce_scratch() const { return cl::Local(sizeof(float) * 8 * geo.local_x); }
+  cl::LocalSpaceArg reduce_scratch() const { return cl::Local(sizeof(float) * 8 * geo.reduce_group); }
 };
 
 // ---- set-up -------------------------------------------------------------------------------------
@@ -253,34 +255,36 @@ SmokeEngine::~SmokeEngine() {
   if (impl_ && impl_->rt) impl_->rt->queue().finish();
 }
 
-Status SmokeEngine::set_sources(const SmokeScene& scene) {
-  if (auto err = validate(scene)) return err;
-  Impl& m = *impl_;
-  m.source_count = 0;
-  for (const SmokeJet& j : scene.jets) {
-    Float4* s = &m.source_host[static_cast<std::size_t>(3 * m.source_count++)];
+Status SmokeEngine::Impl::upload_sources(std::span<const SmokeJet> jets, std::span<const SmokePlume> plumes) {
+  source_count = 0;
+  for (const SmokeJet& j : jets) {
+    Float4* s = &source_host[static_cast<std::size_t>(3 * source_count++)];
     s[0] = {j.position.x, j.position.y, j.position.z, j.radius};
     s[1] = {j.velocity.x, j.velocity.y, j.velocity.z, 1.0f};
     s[2] = {j.density, j.temperature, 0, 0};
   }
-  for (const SmokePlume& p : scene.plumes) {
-    Float4* s = &m.source_host[static_cast<std::size_t>(3 * m.source_count++)];
+  for (const SmokePlume& p : plumes) {
+    Float4* s = &source_host[static_cast<std::size_t>(3 * source_count++)];
     s[0] = {p.position.x, p.position.y, p.position.z, p.radius};
     s[1] = {0, 0, 0, 0.0f};
     s[2] = {p.density, p.temperature, 0, 0};
   }
-  cl::CommandQueue& q = m.rt->queue();
+  cl::CommandQueue& q = rt->queue();
   q.finish();
-  m.launch->record(q.enqueueWriteBuffer(m.g.sources, CL_TRUE, 0, sizeof(Float4) * 3 * kMaxSources,
-                                        m.source_host.data()));
-  m.fill_params(m.params.dt);
-  m.upload_params();
+  launch->record(q.enqueueWriteBuffer(g.sources, CL_TRUE, 0, sizeof(Float4) * 3 * kMaxSources, source_host.data()));
+  fill_params(params.dt);
+  upload_params();
   q.finish();
-  if (m.launch->take_errors() > 0) {
+  if (launch->take_errors() > 0) {
     return SmokeError{opencl::Errc::OpenClError,
-                      "uploading the smoke sources failed: " + opencl::cl_error_name(m.launch->last_error())};
+                      "uploading the smoke sources failed: " + opencl::cl_error_name(launch->last_error())};
   }
   return std::nullopt;
+}
+
+Status SmokeEngine::set_sources(const SmokeScene& scene) {
+  if (auto err = validate(scene)) return err;
+  return impl_->upload_sources(scene.jets, scene.plumes);
 }
 
 Status SmokeEngine::load_scene(const SmokeScene& scene) {
@@ -295,15 +299,26 @@ Status SmokeEngine::load_scene(const SmokeScene& scene) {
   return std::nullopt;
 }
 
-void SmokeEngine::set_vorticity(float epsilon) {
-  impl_->cfg.vorticity = std::isfinite(epsilon) ? std::max(epsilon, 0.0f) : 0.0f;
-  impl_->params_dirty = true;
-}
-
-void SmokeEngine::set_pressure_limits(float tolerance, int max_iterations) {
-  PressureSettings& p = impl_->cfg.pressure;
-  if (tolerance > 0 && std::isfinite(tolerance)) p.tolerance = tolerance;
-  if (max_iterations >= 1) p.max_iterations = max_iterations;
+Status SmokeEngine::apply_live(const SmokeLive& live) {
+  if (auto err = validate(live)) return err;
+  Impl& m = *impl_;
+  SmokeConfig& c = m.cfg;
+  c.advection = live.advection;
+  c.pressure.tolerance = live.tolerance;
+  c.pressure.max_iterations = live.max_iterations;
+  c.pressure.sor_omega = live.sor_omega;
+  c.pressure.check_every = live.check_every;
+  c.gravity = live.gravity;
+  c.body_force = live.body_force;
+  c.smoke_weight = live.smoke_weight;
+  c.heat_lift = live.heat_lift;
+  c.vorticity = live.vorticity;
+  c.smoke_decay = live.smoke_decay;
+  c.heat_decay = live.heat_decay;
+  c.max_hand_speed = live.max_hand_speed;
+  // The parameter block follows with the sources (upload_sources refills it).
+  return m.upload_sources(std::span(live.jets, static_cast<std::size_t>(live.jet_count)),
+                          std::span(live.plumes, static_cast<std::size_t>(live.plume_count)));
 }
 
 const SmokeConfig& SmokeEngine::config() const { return impl_->cfg; }
@@ -362,7 +377,7 @@ void SmokeEngine::Impl::substep(float s_end, float inv_frame_dt, const CellBox& 
   cells(add_forces, g.params, g.smoke, g.force, confine, vel.u, vel.v, vel.w);
   cells(boundaries, g.params, g.type, g.obstacle_velocity, vel.u, vel.v, vel.w);
 
-  columns(divergence, g.params, vel.u, vel.v, vel.w, g.type, g.rhs, g.partials, reduce_scratch());
+  reduction(divergence, g.params, vel.u, vel.v, vel.w, g.type, g.rhs, g.partials, reduce_scratch());
   if (cfg.open_faces == 0) {
     reduce->fold(L, g, geo.groups, kSlotRhs);
     cells(subtract_mean, g.params, g.results, static_cast<int>(kSlotRhs), g.type, g.rhs);
@@ -408,7 +423,7 @@ void SmokeEngine::step_frame(const HandFrame& newest, const HandFrame* previous,
 
   // Read-back: statistics and the targets; nothing else leaves the device.
   const FaceField& vel = m.g.velocity;
-  m.columns(m.stats_kernel, m.g.params, vel.u, vel.v, vel.w, m.g.smoke, m.g.type, m.g.inv_diag, m.g.partials,
+  m.reduction(m.stats_kernel, m.g.params, vel.u, vel.v, vel.w, m.g.smoke, m.g.type, m.g.inv_diag, m.g.partials,
             m.reduce_scratch());
   m.reduce->fold(L, m.g, m.geo.groups, kSlotStats);
   L.record(q.enqueueReadBuffer(m.g.results, CL_FALSE, 0, sizeof(m.results_host), m.results_host.data()));

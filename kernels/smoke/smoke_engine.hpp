@@ -27,6 +27,7 @@
 
 #include "kernels/opencl/expected.hpp"
 #include "kernels/smoke/smoke_config.hpp"
+#include "kernels/smoke/smoke_live.hpp"
 #include "kernels/smoke/smoke_scene.hpp"
 #include "kernels/types/contact_field.hpp"
 #include "kernels/types/hand_pose.hpp"
@@ -112,10 +113,11 @@ class SmokeEngine {
   void step_frame(const HandFrame& newest, const HandFrame* previous, double frame_dt,
                   ContactField& out, SmokeStats& stats);
 
-  // Live controls between frames (no allocation): vorticity confinement epsilon (0: off) and
-  // the pressure solve's tolerance and cap (its kind is fixed at create).
-  void set_vorticity(float epsilon);
-  void set_pressure_limits(float tolerance, int max_iterations);
+  // Live settings between frames (smoke_live.hpp: buoyancy, confinement, decay, the pressure
+  // solve's limits, the advection scheme, the jets and plumes), keeping the flow. Allocates
+  // nothing unless the settings are out of range (BadConfig or BadScene, nothing applied);
+  // waits for the device's queue.
+  Status apply_live(const SmokeLive& live);
 
   const SmokeConfig& config() const;
   std::string device_name() const;

@@ -33,5 +33,8 @@ struct SmokeScene {
 
 // BadScene naming the first bad object, or nothing.
 opencl::Status validate(const SmokeScene& scene);
+// Finite positions and velocities, radius > 0, density >= 0.
+bool valid(const SmokeJet& jet);
+bool valid(const SmokePlume& plume);
 
 }  // namespace sonoflow::smoke

@@ -163,14 +163,26 @@ TEST(Config, SmokeTableErrorsNameLineAndKey) {
   const auto range = load("[smoke]\ncells = [2, 32, 32]\n");
   ASSERT_EQ(range.errors.size(), 1u);
   EXPECT_NE(range.errors[0].message.find("cells"), std::string::npos);
-  // A changed [smoke] needs a restart (a live scene may not change it).
+  // [smoke]: the physics, the solver's limits, the scheme and the sources change live; the grid
+  // and the solver's kind need a restart, named by key.
   Config running;
-  const auto changed = restart_keys_changed(running, load("[smoke]\nvorticity = 2.0\n").config);
-  ASSERT_EQ(changed.size(), 1u);
-  EXPECT_EQ(changed[0], "smoke.vorticity");
-  const auto jet = restart_keys_changed(running, load("[[smoke.jet]]\nposition = [0, 0, 0.02]\n").config);
-  ASSERT_EQ(jet.size(), 1u);
-  EXPECT_EQ(jet[0], "smoke.sources");
+  const Config live = load("[smoke]\nvorticity = 2.0\nheat_lift = 0.1\nmax_iterations = 7\n"
+                           "[[smoke.jet]]\nposition = [0, 0, 0.02]\n").config;
+  EXPECT_TRUE(restart_keys_changed(running, live).empty());
+  apply_live_keys(running, live);
+  EXPECT_EQ(running.smoke.config.vorticity, 2.0f);
+  EXPECT_EQ(running.smoke.config.heat_lift, 0.1f);
+  EXPECT_EQ(running.smoke.config.pressure.max_iterations, 7);
+  ASSERT_EQ(running.smoke.scene.jets.size(), 1u);
+  EXPECT_EQ(running.smoke.scene.jets[0].position.z, 0.02f);
+  const Config grid = load("[smoke]\ncells = [32, 32, 32]\nsolver = \"red-black-sor\"\nvorticity = 3.0\n").config;
+  const auto changed = restart_keys_changed(running, grid);
+  ASSERT_EQ(changed.size(), 2u);
+  EXPECT_EQ(changed[0], "smoke.cells");
+  EXPECT_EQ(changed[1], "smoke.solver");
+  apply_live_keys(running, grid);
+  EXPECT_EQ(running.smoke.config.cells[0], 64);  // kept until a restart
+  EXPECT_EQ(running.smoke.config.vorticity, 3.0f);
   // Rendered for `sonoflowctl config`, and read back the same.
   const ConfigResult scene = load_config_file(SONOFLOW_SOURCE_DIR "/config/scenes/smoke-four-plumes.toml");
   ASSERT_TRUE(scene.ok()) << scene.error_report();

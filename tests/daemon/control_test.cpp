@@ -92,6 +92,21 @@ TEST(Control, AdminsChangeLiveKeys) {
   EXPECT_FLOAT_EQ(rig.pipeline->links().haptic_settings.read_slot().max_intensity, 0.5f);
 }
 
+// The fluid's presets: listed to readers, and a material switch to a name not among them is
+// refused naming the ones there are ('-' and '_' are the same in preset names).
+TEST(Control, MaterialsAreTheFluidsPresets) {
+  ControlRig rig;
+  rig.server->set_materials({"honey", "runny_cream", "water"});
+  EXPECT_EQ(rig.ask("materials", true, false), R"({"ok":true,"materials":["honey","runny_cream","water"]})");
+  const std::string refused = rig.ask("material syrup", true, true);
+  EXPECT_TRUE(is_error(refused, "unknown_material")) << refused;
+  EXPECT_NE(refused.find("honey, runny_cream, water"), std::string::npos) << refused;
+  EXPECT_TRUE(is_error(rig.ask("set fluid.material syrup", true, true), "unknown_material"));
+  EXPECT_EQ(rig.config.fluid.material, Config{}.fluid.material) << "a refused name changes nothing";
+  EXPECT_TRUE(is_ok(rig.ask("material runny-cream", true, true)));
+  EXPECT_EQ(rig.config.fluid.material, "runny-cream");
+}
+
 TEST(Control, BadRequestsGetErrorRepliesNamingTheProblem) {
   ControlRig rig;
   EXPECT_TRUE(is_error(rig.ask("", true, true), "bad_request"));

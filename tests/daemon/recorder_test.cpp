@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <map>
@@ -137,7 +138,7 @@ TEST(TraceReader, RefusesOtherVersionsAndUnknownRecords) {
     old.version = 2;
     std::ofstream(dir + "/v2.sftrace", std::ios::binary).write(reinterpret_cast<const char*>(&old), sizeof old);
     EXPECT_FALSE(trace::TraceReader::open(dir + "/v2.sftrace", error));
-    EXPECT_NE(error.find("trace version 2, this build reads 4"), std::string::npos) << error;
+    EXPECT_NE(error.find("trace version 2, this build reads 5"), std::string::npos) << error;
   }
   {  // a record type this build does not know, with a valid CRC, after a good record
     auto writer = trace::TraceWriter::create(dir + "/t.sftrace", trace::TraceHeader{}, {"pwrite", 4096, 2}, error);
@@ -313,8 +314,55 @@ TEST(Replay, ForceFeedbackTicksAreRecordedAndTheSessionStillReplaysIdentically) 
   EXPECT_GT(peak, 0.01) << "the rod was dragged through the standin's honey";
   EXPECT_LE(largest_step, Config{}.force_feedback.servo.max_step_n + 1e-6);
 
+  // The servo re-runs on the recorded ticks: every commanded force bit for bit.
+  EXPECT_EQ(kinds.at(trace::RecordType::ForceServo), 1);
   const ReplayResult replayed = replay_trace(s.path, 0);
   EXPECT_EQ(replayed.verdict, ReplayVerdict::Identical) << describe(replayed);
+  EXPECT_EQ(replayed.force.ticks, last_tick);
+  EXPECT_EQ(replayed.force.compared, last_tick) << describe(replayed);
+  EXPECT_EQ(replayed.force.identical, last_tick) << describe(replayed);
+  EXPECT_NE(replayed.summary_json().find("\"force\":{\"ticks\":"), std::string::npos);
+}
+
+// A commanded force changed in the file is a difference, found at its tick; a trace without the
+// servo's settings, or with force ticks lost, is incomplete and says why.
+TEST(Replay, ForceServoDifferencesAndLossesAreReported) {
+  const Session s = record_session(temp_dir("replay_force_edit"), 1.0, {}, {}, true);
+  ASSERT_EQ(s.gaps, 0u);
+  const std::string tampered = s.path + ".tampered.sftrace";
+  std::filesystem::copy_file(s.path, tampered);
+  rewrite_trace(tampered, {}, [](trace::Record& r) {
+    if (r.header.type != trace::RecordType::ForceTick) return;
+    ForceTickRecord t = payload_as<ForceTickRecord>(r);
+    if (t.tick != 500) return;
+    t.commanded.x = std::nextafter(t.commanded.x, 10.0f);  // one unit in the last place
+    std::memcpy(r.payload.data(), &t, sizeof t);
+  });
+  const ReplayResult edited = replay_trace(tampered, 0);
+  EXPECT_EQ(edited.verdict, ReplayVerdict::Different) << describe(edited);
+  EXPECT_EQ(edited.force.first_difference_tick, 500u) << describe(edited);
+  EXPECT_EQ(edited.force.identical + 1, edited.force.compared);
+  EXPECT_EQ(edited.compared, edited.identical) << "the haptic blocks are untouched";
+
+  const std::string no_servo = s.path + ".noservo.sftrace";
+  std::filesystem::copy_file(s.path, no_servo);
+  rewrite_trace(no_servo, [](const trace::Record& r) { return r.header.type == trace::RecordType::ForceServo; });
+  const ReplayResult without = replay_trace(no_servo, 0);
+  EXPECT_EQ(without.verdict, ReplayVerdict::Incomplete) << describe(without);
+  EXPECT_EQ(without.force.compared, 0u);
+  EXPECT_NE(without.report().find("no force-servo settings record"), std::string::npos) << describe(without);
+
+  const std::string gap = s.path + ".gap.sftrace";
+  std::filesystem::copy_file(s.path, gap);
+  rewrite_trace(gap, [](const trace::Record& r) {
+    return r.header.type == trace::RecordType::ForceTick && payload_as<ForceTickRecord>(r).tick == 300;
+  });
+  const ReplayResult lost = replay_trace(gap, 0);
+  EXPECT_EQ(lost.verdict, ReplayVerdict::Incomplete) << describe(lost);
+  EXPECT_EQ(lost.force.compared, 299u) << describe(lost);
+  EXPECT_EQ(lost.force.identical, 299u);
+  EXPECT_FALSE(lost.force.not_compared_expected);
+  EXPECT_NE(lost.report().find("servo state unknown from force tick 300"), std::string::npos) << describe(lost);
 }
 
 // The gap this closes: on the real clock the tracker, fluid and haptic threads interleave as

@@ -2,7 +2,7 @@
 // against sonoflowd --emulate (emulated devices, the OpenCL particle fluid): frames arrive, the
 // page shows the particle count and hand joints the daemon's status reports, the plots advance,
 // a control changes the material in the daemon, a screenshot shows the hand and the particles by
-// their colours, the view follows a daemon restart, and --png writes a picture.
+// their colours, the view follows a daemon restart (plots start afresh), and --png writes a picture.
 //
 // Run by CTest (tests/view/CMakeLists.txt) with the programs' paths in the environment:
 // SONOFLOWD, SONOFLOW_VIEW, SONOFLOW_TOP, SONOFLOW_VIEW_NPM (node_modules of the build),
@@ -10,7 +10,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, execFileSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync, readFileSync, mkdirSync, existsSync, rmSync } from 'node:fs';
+import { mkdtempSync, writeFileSync, readFileSync, mkdirSync, existsSync, rmSync, readdirSync, copyFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -37,11 +37,19 @@ async function until(what, predicate, timeoutMs = 60000, everyMs = 200) {
 
 const dir = mkdtempSync(join(tmpdir(), 'sonoflow-view-test.'));
 const config = join(dir, 'sonoflow.toml');
+// The shipped presets and one of the test's own: the page must offer what the daemon loaded.
+const materials = join(dir, 'materials');
+mkdirSync(materials);
+const shipped = readdirSync(join(env.SONOFLOW_SOURCE_DIR, 'config/materials')).filter((f) => f.endsWith('.toml'));
+for (const f of shipped) copyFileSync(join(env.SONOFLOW_SOURCE_DIR, 'config/materials', f), join(materials, f));
+writeFileSync(join(materials, 'test_goo.toml'),
+              readFileSync(join(materials, 'water.toml'), 'utf8').replace('name = "water"', 'name = "test_goo"'));
+const presets = [...shipped.map((f) => f.slice(0, -5)), 'test_goo'].sort();
 writeFileSync(config, [
   `status.path = "${dir}/status"`,
   `control.socket = "${dir}/control.sock"`,
   `recorder.directory = "${dir}/sessions"`,
-  `fluid.materials_dir = "${env.SONOFLOW_SOURCE_DIR}/config/materials"`,
+  `fluid.materials_dir = "${materials}"`,
   `scene.file = "${env.SONOFLOW_SOURCE_DIR}/config/scenes/stir-honey.toml"`,
 ].join('\n') + '\n');
 
@@ -90,7 +98,7 @@ test('sonoflow-view in headless chromium against sonoflowd --emulate', { timeout
   await page.goto(url);
   const state = () => page.evaluate(() => {
     const s = window.sonoflowView;
-    return { ...s, status: null, viewer: s.viewer && { attached: s.viewer.attached, attachments: s.viewer.attachments,
+    return { ...s, status: null, statusGeneration: s.status?.daemon.generation ?? null, viewer: s.viewer && { attached: s.viewer.attached, attachments: s.viewer.attachments,
                                                          control: s.viewer.control, generation: s.viewer.generation } };
   });
 
@@ -126,6 +134,8 @@ test('sonoflow-view in headless chromium against sonoflowd --emulate', { timeout
   await t.test('a control changes the material in the daemon', async () => {
     assert.equal((await state()).viewer.control.may_write, true, 'the daemon lets its own user change settings');
     assert.equal(await page.isVisible('#controls'), true);
+    const offered = await page.$$eval('#material-select option', (options) => options.map((o) => o.value));
+    assert.deepEqual([...offered].sort(), presets, 'the material choices are the daemon\'s presets');
     await page.selectOption('#material-select', 'water');
     await until('the daemon to run water', () => daemonStatus()?.fluid.material === 'water', 15000);
     await until('the page to show water', async () => (await state()).material === 'water', 15000);
@@ -162,6 +172,13 @@ test('sonoflow-view in headless chromium against sonoflowd --emulate', { timeout
     assert.notEqual(after.viewer.generation, before.viewer.generation);
     const frames = after.sceneFrames;
     await until('new scene frames', async () => (await state()).sceneFrames > frames + 5, 60000);
+    // The plots start afresh with the new run: no point of the old daemon is left in them.
+    assert.equal(before.plotFirstGeneration, before.statusGeneration);
+    const fresh = await until('status of the new run in the plots', async () => {
+      const s = await state();
+      return s.statusGeneration !== before.statusGeneration && s.plotLength > 0 && s;
+    }, 30000);
+    assert.equal(fresh.plotFirstGeneration, fresh.statusGeneration);
   });
 
   await t.test('--png writes a picture of the view', async () => {

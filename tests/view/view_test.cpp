@@ -139,6 +139,14 @@ TEST(ControlClient, OnlyTheListedVerbsPass) {
 
 // A daemon whose scene layout this viewer does not know: the status attaches, the scene is
 // refused, and the problem the page shows says which versions and what to do.
+TEST(ControlClient, MaterialListReadsTheDaemonsReply) {
+  EXPECT_EQ(material_list(R"({"ok":true,"materials":["honey","runny_cream","water"]})"),
+            (std::vector<std::string>{"honey", "runny_cream", "water"}));
+  EXPECT_TRUE(material_list(R"({"ok":true,"materials":[]})").empty());
+  EXPECT_TRUE(material_list(R"({"ok":false,"code":"unknown_verb","message":"unknown verb 'materials'"})").empty());
+  EXPECT_TRUE(material_list("").empty());
+}
+
 TEST(DaemonLink, RefusesAnUnknownSceneLayoutAndSaysSo) {
   char pattern[] = "/tmp/sonoflow-view-test.XXXXXX";
   const std::string dir = mkdtemp(pattern);

@@ -13,7 +13,7 @@ const $ = (id) => document.getElementById(id);
 const state = window.sonoflowView = {
   sceneFrames: 0, statusFrames: 0, viewer: null, status: null,
   particlesTotal: 0, particlesDrawn: 0, jointsDrawn: 0, hands: 0, material: null, mode: null,
-  samplesDrawn: 0, fociDrawn: 0, pathsDrawn: 0, plotLength: 0, controlReplies: [], ready: false,
+  samplesDrawn: 0, fociDrawn: 0, pathsDrawn: 0, plotLength: 0, plotFirstGeneration: null, controlReplies: [], ready: false,
 };
 const view = new Scene3d($('scene'));
 window.sonoflowScene = view;  // for the console
@@ -38,6 +38,7 @@ function onStatus(status, redraw = true) {
   state.statusFrames++;
   plots.add(status, redraw);
   state.plotLength = plots.length();
+  state.plotFirstGeneration = plots.firstGeneration();
   controls.setStatus(status);
   controls.setMode(status.haptic.mode);
   const d = status.daemon;

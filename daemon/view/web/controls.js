@@ -1,8 +1,5 @@
 // Controls, shown only when sonoflow-view says this user may change the daemon's settings (the
 // daemon decides, on its control socket); every change goes through POST api/control.
-const MATERIALS = ['honey', 'water', 'runny_cream', 'thick_cream', 'ice_cream', 'strawberry_syrup', 'clay',
-                   'mixing', 'molten_steel', 'constraint_water', 'droplets', 'windy_water'];
-
 export class Controls {
   constructor(doc, onReply) {
     this.doc = doc;
@@ -10,7 +7,7 @@ export class Controls {
     this.section = doc.getElementById('controls');
     this.why = doc.getElementById('controls-why');
     this.select = doc.getElementById('material-select');
-    for (const m of MATERIALS) this.select.add(new Option(m, m));
+    this.materials = [];
     doc.getElementById('apply-fluid').addEventListener('click', async () => {
       await this.send(`material ${this.select.value}`);
       await this.send(`tau ${Number(doc.getElementById('tau').value)}`);
@@ -20,8 +17,17 @@ export class Controls {
     for (const b of doc.querySelectorAll('.modes button')) b.addEventListener('click', () => this.send(`mode ${b.dataset.mode}`));
   }
 
-  // Viewer info (api/viewer): show or hide, and say why.
+  // Viewer info (api/viewer): show or hide, and say why; the material choices are the presets
+  // the daemon's fluid loaded (its `materials` answer).
   setAccess(control) {
+    const materials = control.materials ?? [];
+    if (materials.join() !== this.materials.join()) {
+      this.materials = materials;
+      const current = this.select.value;
+      this.select.replaceChildren(...materials.map((m) => new Option(m, m)));
+      if (materials.includes(current)) this.select.value = current;
+      this.synced = false;  // show the daemon's current material again
+    }
     this.section.hidden = !control.may_write;
     this.why.textContent = control.may_write ? '' : `controls hidden: ${control.reason || 'the daemon cannot be reached'}`;
   }
@@ -30,8 +36,9 @@ export class Controls {
   setStatus(status) {
     if (this.synced) return;
     this.synced = true;
-    if (!MATERIALS.includes(status.fluid.material)) this.select.add(new Option(status.fluid.material, status.fluid.material));
-    this.select.value = status.fluid.material;
+    const current = status.fluid.material.replaceAll('-', '_');  // preset files say '_'
+    if (!this.materials.includes(current)) this.select.add(new Option(current, current));
+    this.select.value = current;
     this.doc.getElementById('tau').value = status.fluid.tau_s;
     this.doc.getElementById('alpha').value = status.fluid.alpha;
   }

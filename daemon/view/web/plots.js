@@ -46,6 +46,7 @@ export class Plots {
   constructor(element) {
     this.t0 = null;
     this.lastTime = null;
+    this.generations = [];  // the daemon run (status generation) of each point
     this.plots = PLOTS.map((spec) => {
       const div = document.createElement('div');
       element.appendChild(div);
@@ -69,12 +70,17 @@ export class Plots {
     for (const p of this.plots) p.plot.setSize({ width: Math.max(p.div.clientWidth - 8, 200), height: 190 });
   }
 
-  // One status (JSON, schema sonoflow.status); returns false when it is not newer.
+  // One status (JSON, schema sonoflow.status); returns false when it is not newer. A restarted
+  // daemon (a new generation) starts the plots afresh: its loops and counters start from zero.
   add(status, redraw = true) {
     const t = status.monotonic_ns / 1e9;
     if (this.lastTime !== null && t <= this.lastTime) return false;
+    const generation = status.daemon.generation;
+    if (this.generations.length > 0 && this.generations[this.generations.length - 1] !== generation) this.clear();
     this.lastTime = t;
     if (this.t0 === null) this.t0 = t;
+    this.generations.push(generation);
+    if (this.generations.length > WINDOW) this.generations.shift();
     for (const p of this.plots) {
       p.data[0].push(t - this.t0);
       p.spec.series.forEach(([, read], i) => p.data[i + 1].push(p.spec.log ? positive(read(status)) : read(status)));
@@ -82,6 +88,17 @@ export class Plots {
       if (redraw) p.plot.setData(p.data);
     }
     return true;
+  }
+
+  clear() {
+    this.t0 = null;
+    this.generations = [];
+    for (const p of this.plots) for (const column of p.data) column.length = 0;
+  }
+
+  // The daemon run the oldest point shown belongs to (null when empty).
+  firstGeneration() {
+    return this.generations[0] ?? null;
   }
 
   redraw() {

@@ -146,21 +146,7 @@ void MediaSystem::configure(const Material& m, float h, float rest_volume, float
   p.visc_min = t.viscosity_min;
   p.mushy_visc = t.mushy_viscosity;
   p.stiffness_exponent = t.stiffness_exponent;
-  const float len = std::sqrt(source_.direction.x * source_.direction.x +
-                              source_.direction.y * source_.direction.y +
-                              source_.direction.z * source_.direction.z);
-  p.heat_source = t.enabled && source_.power > 0 && len > 1e-6f && source_.radius > 0 ? 1 : 0;
-  p.src_pos[0] = source_.position.x;
-  p.src_pos[1] = source_.position.y;
-  p.src_pos[2] = source_.position.z;
-  p.src_power = source_.power;
-  if (len > 1e-6f) {
-    p.src_dir[0] = source_.direction.x / len;
-    p.src_dir[1] = source_.direction.y / len;
-    p.src_dir[2] = source_.direction.z / len;
-  }
-  p.src_radius = source_.radius;
-  p.src_reach = source_.reach;
+  write_heat_source();
   const TurbulenceSpec& w = md.turbulence;
   if (!same_turbulence(w, spec_.turbulence) || (w.enabled && params_.wind_dim[0] == 0)) sample_wind(m);
   p.wind = w.enabled ? 1 : 0;
@@ -210,6 +196,13 @@ void MediaSystem::configure(const Material& m, float h, float rest_volume, float
 
 void MediaSystem::set_heat_source(const HeatSource& source) {
   source_ = source;
+  write_heat_source();
+  params_dirty_ = true;
+}
+
+// The heat source into the kernels' parameters: on only with heat on and a real beam.
+void MediaSystem::write_heat_source() {
+  const HeatSource& source = source_;
   const float len = std::sqrt(source.direction.x * source.direction.x +
                               source.direction.y * source.direction.y +
                               source.direction.z * source.direction.z);
@@ -226,7 +219,6 @@ void MediaSystem::set_heat_source(const HeatSource& source) {
   }
   p.src_radius = source.radius;
   p.src_reach = source.reach;
-  params_dirty_ = true;
 }
 
 void MediaSystem::sample_wind(const Material& m) {

@@ -74,6 +74,7 @@ class MediaSystem {
  private:
   MediaSystem() = default;
   void sample_wind(const Material& m);
+  void write_heat_source();
 
   FluidConfig cfg_;
   DeviceState* s_ = nullptr;

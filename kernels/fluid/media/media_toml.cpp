@@ -1,7 +1,11 @@
 #include "kernels/fluid/media/media_toml.hpp"
 
 #include <cmath>
+#include <functional>
 #include <sstream>
+#include <utility>
+#include <variant>
+#include <vector>
 
 namespace sonoflow::fluid {
 
@@ -14,111 +18,219 @@ FluidError bad(std::string_view source, const std::string& what) {
   return {FluidErrc::BadMaterial, std::string(source) + ": " + what};
 }
 
-// A table's keys, each read by one of the helpers below.
+// Where one key of a table goes, and how its value is read: a number, an integer, a flag, or a
+// reader of its own (choices, arrays, nested tables). `where` is the key's dotted name for errors.
+using ReadOwn = std::function<Status(const toml::node&, const std::string& where)>;
+struct Key {
+  std::string_view name;
+  std::variant<float*, int*, bool*, std::uint32_t*, ReadOwn> into;
+};
+
 class Reader {
  public:
   Reader(std::string_view table, std::string_view source) : table_(table), source_(source) {}
 
-  Status number(const toml::node& n, std::string_view key, float& out) const {
+  // Reads every key of `t` through `keys`; a key not among them is refused.
+  Status read(const toml::table& t, std::initializer_list<Key> keys) const {
+    for (auto&& [k, node] : t) {
+      const Key* key = nullptr;
+      for (const Key& candidate : keys)
+        if (candidate.name == k.str()) key = &candidate;
+      const std::string where = std::string(table_) + "." + std::string(k.str());
+      if (key == nullptr) return bad(source_, "unknown key '" + where + "'");
+      if (auto err = read_one(node, *key, where)) return err;
+    }
+    return std::nullopt;
+  }
+
+  FluidError invalid(const std::string& where, const std::string& what) const {
+    return bad(source_, "key '" + where + "' " + what);
+  }
+
+  // A reader for a key that is one of the named options.
+  template <typename T>
+  ReadOwn one_of(std::initializer_list<std::pair<std::string_view, T>> options, T& out) const {
+    return [this, options = std::vector(options), &out](const toml::node& n, const std::string& where) -> Status {
+      std::string list;
+      for (const auto& [name, value] : options) {
+        if (n.value<std::string>() == name) {
+          out = value;
+          return std::nullopt;
+        }
+        list += (list.empty() ? "" : ", ") + std::string(name);
+      }
+      return invalid(where, "must be one of " + list);
+    };
+  }
+
+  // A reader for a point [x, y, z].
+  ReadOwn point(Vec3f& out) const {
+    return [this, &out](const toml::node& n, const std::string& where) -> Status {
+      float v[3];
+      if (auto e = numbers(v, 3, true)(n, where)) return e;
+      out = {v[0], v[1], v[2]};
+      return std::nullopt;
+    };
+  }
+
+  // A reader for exactly `count` numbers, or (exact false) 1 to `count` of them, into `out`.
+  ReadOwn numbers(float* out, std::size_t count, bool exact) const {
+    return [this, out, count, exact](const toml::node& n, const std::string& where) -> Status {
+      const toml::array* a = n.as_array();
+      if (a == nullptr || (exact ? a->size() != count : a->empty() || a->size() > count)) {
+        return invalid(where, exact ? "must be a list of " + std::to_string(count) + " numbers"
+                                    : "must list 1 to " + std::to_string(count) + " numbers");
+      }
+      for (std::size_t c = 0; c < a->size(); ++c) {
+        if (auto e = number(*a->get(c), where, out[c])) return e;
+      }
+      return std::nullopt;
+    };
+  }
+
+ private:
+  Status read_one(const toml::node& n, const Key& key, const std::string& where) const {
+    if (auto* f = std::get_if<float*>(&key.into)) return number(n, where, **f);
+    if (auto* own = std::get_if<ReadOwn>(&key.into)) return (*own)(n, where);
+    if (auto* b = std::get_if<bool*>(&key.into)) {
+      if (!n.is_boolean()) return invalid(where, "must be true or false");
+      **b = *n.value<bool>();
+      return std::nullopt;
+    }
+    if (!n.is_integer()) return invalid(where, "must be an integer");
+    const std::int64_t v = *n.value<std::int64_t>();
+    if (auto* i = std::get_if<int*>(&key.into)) **i = static_cast<int>(v);
+    else **std::get_if<std::uint32_t*>(&key.into) = static_cast<std::uint32_t>(v);
+    return std::nullopt;
+  }
+  Status number(const toml::node& n, const std::string& where, float& out) const {
     if (auto v = n.value<double>(); v && (n.is_floating_point() || n.is_integer())) {
       out = static_cast<float>(*v);
       return std::nullopt;
     }
-    return bad(source_, "key '" + where(key) + "' must be a number");
+    return invalid(where, "must be a number");
   }
-  Status integer(const toml::node& n, std::string_view key, int& out) const {
-    if (n.is_integer()) {
-      out = static_cast<int>(*n.value<std::int64_t>());
-      return std::nullopt;
-    }
-    return bad(source_, "key '" + where(key) + "' must be an integer");
-  }
-  Status boolean(const toml::node& n, std::string_view key, bool& out) const {
-    if (n.is_boolean()) {
-      out = *n.value<bool>();
-      return std::nullopt;
-    }
-    return bad(source_, "key '" + where(key) + "' must be true or false");
-  }
-  // One of the names; its index goes to out.
-  Status choice(const toml::node& n, std::string_view key, std::initializer_list<std::string_view> names,
-                int& out) const {
-    const auto v = n.value<std::string>();
-    int k = 0;
-    std::string list;
-    for (std::string_view name : names) {
-      if (v && *v == name) {
-        out = k;
-        return std::nullopt;
-      }
-      if (k > 0) list += ", ";
-      list.append(name.data(), name.size());
-      ++k;
-    }
-    return bad(source_, "key '" + where(key) + "' must be one of " + list);
-  }
-  FluidError unknown(std::string_view key) const {
-    return bad(source_, "unknown key '" + where(key) + "'");
-  }
-  FluidError invalid(std::string_view key, const std::string& what) const {
-    return bad(source_, "key '" + where(key) + "' " + what);
-  }
-  std::string where(std::string_view key) const { return std::string(table_) + "." + std::string(key); }
 
- private:
   std::string_view table_, source_;
 };
 
-Status parse_liquid(const toml::table& t, PhaseSpec& p, const Reader& r) {
-  for (auto&& [k, node] : t) {
-    const std::string_view key = k.str();
-    Status err;
-    if (key == "rest_density") err = r.number(node, "liquid.rest_density", p.rest_density);
-    else if (key == "viscosity") err = r.number(node, "liquid.viscosity", p.viscosity);
-    else if (key == "colour") {
-      const toml::array* a = node.as_array();
-      if (a == nullptr || a->size() != 3) return r.invalid("liquid.colour", "must be [r, g, b]");
-      for (std::size_t c = 0; c < 3; ++c) {
-        if (auto e = r.number(*a->get(c), "liquid.colour", p.colour[c])) return e;
-      }
-    } else return r.unknown("liquid." + std::string(key));
-    if (err) return err;
+// A list of tables ([[name]]): 1 to `most` of them, each read by `read_table`.
+template <typename ReadTable>
+Status read_tables(const toml::node& node, const std::string& where, int most, std::string_view source,
+                   int& count, ReadTable read_table) {
+  const toml::array* a = node.as_array();
+  if (a == nullptr || !a->is_array_of_tables())
+    return bad(source, "'" + where + "' must be [[" + where + "]] tables");
+  if (a->empty() || a->size() > static_cast<std::size_t>(most))
+    return bad(source, "'" + where + "' needs 1 to " + std::to_string(most) + " [[" + where + "]] tables");
+  count = static_cast<int>(a->size());
+  for (std::size_t i = 0; i < a->size(); ++i) {
+    if (auto e = read_table(*a->get(i)->as_table(), i)) return e;
   }
   return std::nullopt;
 }
 
-Status parse_vec3(const toml::node& n, std::string_view key, Vec3f& out, const Reader& r) {
-  const toml::array* a = n.as_array();
-  if (a == nullptr || a->size() != 3) return r.invalid(key, "must be [x, y, z]");
-  float v[3];
-  for (std::size_t c = 0; c < 3; ++c) {
-    if (auto e = r.number(*a->get(c), key, v[c])) return e;
-  }
-  out = {v[0], v[1], v[2]};
-  return std::nullopt;
+Status read_phases(const toml::table& t, MultiphaseSpec& p, std::string_view source) {
+  const Reader r("phases", source);
+  const ReadOwn liquids = [&](const toml::node& n, const std::string& where) {
+    return read_tables(n, where, kMaxPhases, source, p.count, [&](const toml::table& liquid, std::size_t i) {
+      PhaseSpec& phase = p.phases[i];
+      phase = PhaseSpec{};
+      const Reader lr("phases.liquid", source);
+      return lr.read(liquid, {{"rest_density", &phase.rest_density},
+                              {"viscosity", &phase.viscosity},
+                              {"colour", lr.numbers(phase.colour.data(), 3, true)}});
+    });
+  };
+  return r.read(t, {{"diffusion", &p.diffusion}, {"liquid", liquids}});
 }
 
-Status parse_region(const toml::table& t, RegionSpec& g, const Reader& r) {
-  for (auto&& [k, node] : t) {
-    const std::string_view key = k.str();
-    Status err;
-    if (key == "min") err = parse_vec3(node, "min", g.min, r);
-    else if (key == "max") err = parse_vec3(node, "max", g.max, r);
-    else if (key == "temperature") err = r.number(node, key, g.temperature);
-    else if (key == "remove") err = r.boolean(node, key, g.remove);
-    else if (key == "fractions") {
-      const toml::array* a = node.as_array();
-      if (a == nullptr || a->size() < 1 || a->size() > kMaxPhases)
-        return r.invalid(key, "must list 1 to 4 fractions");
-      g.fractions = {0, 0, 0, 0};
-      for (std::size_t c = 0; c < a->size(); ++c) {
-        if (auto e = r.number(*a->get(c), key, g.fractions[c])) return e;
-      }
-      g.set_fractions = true;
-    } else return r.unknown(key);
-    if (err) return err;
+Status read_regions(const toml::node& node, MediaSpec& md, std::string_view source) {
+  return read_tables(node, "regions", kMaxRegions, source, md.region_count,
+                     [&](const toml::table& t, std::size_t i) {
+                       RegionSpec& g = md.regions[i];
+                       g = RegionSpec{};
+                       const Reader r("regions", source);
+                       const ReadOwn fractions = [&](const toml::node& n, const std::string& where) {
+                         g.fractions = {0, 0, 0, 0};
+                         g.set_fractions = true;
+                         return r.numbers(g.fractions.data(), kMaxPhases, false)(n, where);
+                       };
+                       return r.read(t, {{"min", r.point(g.min)},
+                                         {"max", r.point(g.max)},
+                                         {"temperature", &g.temperature},
+                                         {"remove", &g.remove},
+                                         {"fractions", fractions}});
+                     });
+}
+
+Status read_table(std::string_view name, const toml::table& t, MediaSpec& md, std::string_view source) {
+  const Reader r(name, source);
+  if (name == "phases") return read_phases(t, md.phases, source);
+  if (name == "viscosity") {
+    ViscositySpec& v = md.viscosity;
+    return r.read(t, {{"viscosity", &v.viscosity}, {"iterations", &v.iterations}, {"hand", &v.hand}});
   }
-  return std::nullopt;
+  if (name == "thermal") {
+    ThermalSpec& th = md.thermal;
+    th.enabled = true;  // a [thermal] table switches heat on
+    return r.read(t, {{"conductivity", &th.conductivity},
+                      {"specific_heat", &th.specific_heat},
+                      {"latent_heat", &th.latent_heat},
+                      {"solidus", &th.solidus},
+                      {"liquidus", &th.liquidus},
+                      {"initial_temperature", &th.initial_temperature},
+                      {"viscosity_ref", &th.viscosity_ref},
+                      {"viscosity_ref_temperature", &th.viscosity_ref_temperature},
+                      {"viscosity_slope", &th.viscosity_slope},
+                      {"viscosity_min", &th.viscosity_min},
+                      {"mushy_viscosity", &th.mushy_viscosity},
+                      {"stiffness_exponent", &th.stiffness_exponent}});
+  }
+  if (name == "density") {
+    DensitySpec& d = md.density;
+    return r.read(t, {{"solver", r.one_of({{"pbf", DensitySolver::Pbf}, {"spook", DensitySolver::Spook}}, d.solver)},
+                      {"method", r.one_of({{"jacobi", SpookMethod::Jacobi}, {"cg", SpookMethod::ConjugateGradient}},
+                                          d.method)},
+                      {"tau", &d.tau},
+                      {"epsilon", &d.epsilon},
+                      {"gamma", &d.gamma},
+                      {"omega", &d.omega}});
+  }
+  if (name == "collision") {
+    CollisionSpec& c = md.collision;
+    return r.read(t, {{"model", r.one_of({{"anchor", CollisionModel::Anchor}, {"impulse", CollisionModel::Impulse}},
+                                         c.model)},
+                      {"friction", r.one_of({{"dry", FrictionModel::Dry}, {"wet", FrictionModel::Wet}}, c.friction)},
+                      {"restitution", &c.restitution},
+                      {"mu", &c.mu},
+                      {"damping", &c.damping}});
+  }
+  if (name == "turbulence") {
+    TurbulenceSpec& w = md.turbulence;
+    w.enabled = true;  // a [turbulence] table switches the wind on
+    return r.read(t, {{"source", r.one_of({{"octave", NoiseSource::Octave}, {"spectral", NoiseSource::Spectral}},
+                                          w.source)},
+                      {"speed", &w.speed},
+                      {"scale", &w.scale},
+                      {"octaves", &w.octaves},
+                      {"drag", &w.drag},
+                      {"force", &w.force},
+                      {"grid_spacing", &w.grid_spacing},
+                      {"seed", &w.seed}});
+  }
+  GunSpec& g = md.gun;  // name == "gun"
+  g.enabled = true;     // a [gun] table puts a welding gun in the hand
+  return r.read(t, {{"rate", &g.rate},
+                    {"temperature", &g.temperature},
+                    {"speed", &g.speed},
+                    {"nozzle", &g.nozzle},
+                    {"standoff", &g.standoff},
+                    {"aim", r.one_of({{"down", false}, {"finger", true}}, g.aim_finger)},
+                    {"arc_power", &g.arc_power},
+                    {"arc_radius", &g.arc_radius},
+                    {"arc_reach", &g.arc_reach},
+                    {"fill_limit", &g.fill_limit}});
 }
 
 }  // namespace
@@ -131,133 +243,10 @@ bool is_media_table(std::string_view name) {
 
 Status parse_media_table(std::string_view name, const toml::node& node, Material& m,
                          std::string_view source) {
-  if (name == "regions") {  // [[regions]]: an array of tables
-    const toml::array* a = node.as_array();
-    if (a == nullptr || !a->is_array_of_tables()) return bad(source, "'regions' must be [[regions]] tables");
-    if (a->size() > kMaxRegions)
-      return bad(source, "at most " + std::to_string(kMaxRegions) + " [[regions]]");
-    const Reader r(name, source);
-    m.media.region_count = static_cast<int>(a->size());
-    for (std::size_t i = 0; i < a->size(); ++i) {
-      m.media.regions[i] = RegionSpec{};
-      if (auto e = parse_region(*a->get(i)->as_table(), m.media.regions[i], r)) return e;
-    }
-    return std::nullopt;
-  }
+  if (name == "regions") return read_regions(node, m.media, source);  // [[regions]]: a list of tables
   const toml::table* t = node.as_table();
-  if (t == nullptr) {
-    std::string what(name);
-    what += " must be a table";
-    return bad(source, what);
-  }
-  const Reader r(name, source);
-  MediaSpec& md = m.media;
-  if (name == "thermal") md.thermal.enabled = true;
-  if (name == "turbulence") md.turbulence.enabled = true;
-  if (name == "gun") md.gun.enabled = true;
-  for (auto&& [k, v] : *t) {
-    const std::string_view key = k.str();
-    Status err;
-    int choice = 0;
-    if (name == "phases") {
-      if (key == "diffusion") err = r.number(v, key, md.phases.diffusion);
-      else if (key == "liquid") {
-        const toml::array* a = v.as_array();
-        if (a == nullptr || !a->is_array_of_tables())
-          return bad(source, "key 'phases.liquid' must be an array of tables ([[phases.liquid]])");
-        if (a->size() < 1 || a->size() > kMaxPhases)
-          return bad(source, "'phases' needs 1 to " + std::to_string(kMaxPhases) + " [[phases.liquid]] tables");
-        md.phases.count = static_cast<int>(a->size());
-        for (std::size_t i = 0; i < a->size(); ++i) {
-          md.phases.phases[i] = PhaseSpec{};
-          if (auto e = parse_liquid(*a->get(i)->as_table(), md.phases.phases[i], r)) return e;
-        }
-      } else return r.unknown(key);
-    } else if (name == "viscosity") {
-      if (key == "viscosity") err = r.number(v, key, md.viscosity.viscosity);
-      else if (key == "iterations") err = r.integer(v, key, md.viscosity.iterations);
-      else if (key == "hand") err = r.boolean(v, key, md.viscosity.hand);
-      else return r.unknown(key);
-    } else if (name == "thermal") {
-      ThermalSpec& th = md.thermal;
-      const std::pair<std::string_view, float*> keys[] = {
-          {"conductivity", &th.conductivity},
-          {"specific_heat", &th.specific_heat},
-          {"latent_heat", &th.latent_heat},
-          {"solidus", &th.solidus},
-          {"liquidus", &th.liquidus},
-          {"initial_temperature", &th.initial_temperature},
-          {"viscosity_ref", &th.viscosity_ref},
-          {"viscosity_ref_temperature", &th.viscosity_ref_temperature},
-          {"viscosity_slope", &th.viscosity_slope},
-          {"viscosity_min", &th.viscosity_min},
-          {"mushy_viscosity", &th.mushy_viscosity},
-          {"stiffness_exponent", &th.stiffness_exponent}};
-      float* target = nullptr;
-      for (auto [kn, p] : keys)
-        if (key == kn) target = p;
-      if (target == nullptr) return r.unknown(key);
-      err = r.number(v, key, *target);
-    } else if (name == "density") {
-      DensitySpec& d = md.density;
-      if (key == "solver") {
-        err = r.choice(v, key, {"pbf", "spook"}, choice);
-        d.solver = choice == 0 ? DensitySolver::Pbf : DensitySolver::Spook;
-      } else if (key == "method") {
-        err = r.choice(v, key, {"jacobi", "cg"}, choice);
-        d.method = choice == 0 ? SpookMethod::Jacobi : SpookMethod::ConjugateGradient;
-      } else if (key == "tau") err = r.number(v, key, d.tau);
-      else if (key == "epsilon") err = r.number(v, key, d.epsilon);
-      else if (key == "gamma") err = r.number(v, key, d.gamma);
-      else if (key == "omega") err = r.number(v, key, d.omega);
-      else return r.unknown(key);
-    } else if (name == "collision") {
-      CollisionSpec& c = md.collision;
-      if (key == "model") {
-        err = r.choice(v, key, {"anchor", "impulse"}, choice);
-        c.model = choice == 0 ? CollisionModel::Anchor : CollisionModel::Impulse;
-      } else if (key == "friction") {
-        err = r.choice(v, key, {"dry", "wet"}, choice);
-        c.friction = choice == 0 ? FrictionModel::Dry : FrictionModel::Wet;
-      } else if (key == "restitution") err = r.number(v, key, c.restitution);
-      else if (key == "mu") err = r.number(v, key, c.mu);
-      else if (key == "damping") err = r.number(v, key, c.damping);
-      else return r.unknown(key);
-    } else if (name == "gun") {
-      GunSpec& g = md.gun;
-      const std::pair<std::string_view, float*> keys[] = {
-          {"rate", &g.rate},           {"temperature", &g.temperature}, {"speed", &g.speed},
-          {"nozzle", &g.nozzle},       {"standoff", &g.standoff},       {"arc_power", &g.arc_power},
-          {"arc_radius", &g.arc_radius}, {"arc_reach", &g.arc_reach},   {"fill_limit", &g.fill_limit}};
-      float* target = nullptr;
-      for (auto [kn, p] : keys)
-        if (key == kn) target = p;
-      if (key == "aim") {
-        err = r.choice(v, key, {"down", "finger"}, choice);
-        g.aim_finger = choice == 1;
-      } else if (target != nullptr) {
-        err = r.number(v, key, *target);
-      } else return r.unknown(key);
-    } else if (name == "turbulence") {
-      TurbulenceSpec& w = md.turbulence;
-      if (key == "source") {
-        err = r.choice(v, key, {"octave", "spectral"}, choice);
-        w.source = choice == 0 ? NoiseSource::Octave : NoiseSource::Spectral;
-      } else if (key == "speed") err = r.number(v, key, w.speed);
-      else if (key == "scale") err = r.number(v, key, w.scale);
-      else if (key == "octaves") err = r.integer(v, key, w.octaves);
-      else if (key == "drag") err = r.number(v, key, w.drag);
-      else if (key == "force") err = r.number(v, key, w.force);
-      else if (key == "grid_spacing") err = r.number(v, key, w.grid_spacing);
-      else if (key == "seed") {
-        int seed = 0;
-        err = r.integer(v, key, seed);
-        w.seed = static_cast<std::uint32_t>(seed);
-      } else return r.unknown(key);
-    }
-    if (err) return err;
-  }
-  return std::nullopt;
+  if (t == nullptr) return bad(source, std::string(name) + " must be a table");
+  return read_table(name, *t, m.media, source);
 }
 
 Status validate_media(const Material& m) {

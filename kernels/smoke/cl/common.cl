@@ -49,9 +49,15 @@ typedef struct {
 inline int cell_index(P_CONST p, int i, int j, int k) { return i + SY(p) * j + SZ(p) * k; }
 
 // Kernels over the interior cells: FOR_EACH_CELL(p) { body } runs the body for cell (i, j, k).
-// On a CPU a work-item walks one row (j, k), i = 1..nx: PoCL vectorises across neighbouring
-// rows, 1.5x faster than a work-item per cell for a stencil here. On a GPU (CELL_PER_ITEM) a
-// work-item takes one cell. Bodies leave a cell with `continue`, never `return`.
+// On a CPU a work-item walks one row (j, k), i = 1..nx, and LLVM vectorises that loop (PoCL
+// cannot vectorise across work-items around it), 1.5x a work-item per cell for a stencil here.
+// On a GPU (CELL_PER_ITEM) a work-item takes one cell. Either way the cells are independent:
+// a body writes only its own cell's values and faces (the high faces at the domain's end
+// included) and reads nothing another cell writes, which is what the GPU form's parallel
+// work-items need and what lets the CPU loop vectorise without alias checks (assume_safety).
+// Uniform values belong before the loop: a load through `p` or another buffer inside it may
+// alias the loop's stores as far as the compiler knows, and then nothing vectorises. Bodies
+// leave a cell with `continue`, never `return`.
 #ifdef CELL_PER_ITEM
 #define FOR_EACH_CELL(p)                                                                     \
   const int cell_i_ = (int)get_global_id(0) + 1, j = (int)get_global_id(1) + 1,             \
@@ -59,10 +65,17 @@ inline int cell_index(P_CONST p, int i, int j, int k) { return i + SY(p) * j + S
   if (cell_i_ > NX(p) || j > NY(p) || k > NZ(p)) return;                                     \
   for (int i = cell_i_; i <= cell_i_; ++i)
 #else
+#ifdef __clang__
+#define INDEPENDENT_ITERATIONS _Pragma("clang loop vectorize(assume_safety)")
+#else
+#define INDEPENDENT_ITERATIONS
+#endif
 #define FOR_EACH_CELL(p)                                                                     \
   const int j = (int)get_global_id(0) + 1, k = (int)get_global_id(1) + 1;                   \
   if (j > NY(p) || k > NZ(p)) return;                                                        \
-  for (int i = 1; i <= NX(p); ++i)
+  const int row_end_ = NX(p);                                                                \
+  INDEPENDENT_ITERATIONS                                                                     \
+  for (int i = 1; i <= row_end_; ++i)
 #endif
 
 inline float3 cell_centre(P_CONST p, int i, int j, int k) {
@@ -75,50 +88,51 @@ inline float3 cell_centre(P_CONST p, int i, int j, int k) {
 // a point moved by d metres moves by d / h in grid coordinates. Advection therefore traces back
 // in grid coordinates: departure = (i, j, k) - (dt / h) u.
 
-// Trilinear sample of a field at grid coordinate g, clamped to the stored points [1, hi] per
-// axis (cells: hi = n; x-faces: hi = (nx + 1, ny, nz); and so on).
-inline float sample_at(__global const float* f, P_CONST p, float3 g, int3 hi) {
-  g = clamp(g, (float3)(1.0f), convert_float3(hi));
-  const int3 i0 = min(convert_int3(g), hi - 1);
-  const float3 t = g - convert_float3(i0);
-  const int sy = SY(p), sz = SZ(p);
-  const int b = i0.x + sy * i0.y + sz * i0.z;
-  const float c00 = mix(f[b], f[b + 1], t.x);
-  const float c10 = mix(f[b + sy], f[b + sy + 1], t.x);
-  const float c01 = mix(f[b + sz], f[b + sz + 1], t.x);
-  const float c11 = mix(f[b + sy + sz], f[b + sy + sz + 1], t.x);
-  return mix(mix(c00, c10, t.y), mix(c01, c11, t.y), t.z);
+// Trilinear sampling, in scalars: LLVM's loop vectoriser cannot widen float3/int3 builtins
+// (clamp, convert_int3, mix), and these run inside the rows it vectorises on a CPU.
+// A point at grid coordinate (x, y, z), clamped to the stored points [1, hi] per axis (cells:
+// hi = n; x-faces: hi = (nx + 1, ny, nz); and so on), blends the eight points from `corner`
+// (an index on the padded grid) up, with weights t of the upper ones.
+typedef struct {
+  int corner;
+  float tx, ty, tz;
+} Trilinear;
+
+inline Trilinear trilinear_at(float x, float y, float z, int hx, int hy, int hz, int sy, int sz) {
+  x = clamp(x, 1.0f, (float)hx);
+  y = clamp(y, 1.0f, (float)hy);
+  z = clamp(z, 1.0f, (float)hz);
+  const int ix = min((int)x, hx - 1), iy = min((int)y, hy - 1), iz = min((int)z, hz - 1);
+  Trilinear t;
+  t.corner = ix + sy * iy + sz * iz;
+  t.tx = x - (float)ix;
+  t.ty = y - (float)iy;
+  t.tz = z - (float)iz;
+  return t;
 }
 
-// The same for two-component cell fields (smoke density, temperature excess).
-inline float2 sample_cells2(__global const float2* f, P_CONST p, float3 g) {
-  const int3 hi = (int3)(NX(p), NY(p), NZ(p));
-  g = clamp(g, (float3)(1.0f), convert_float3(hi));
-  const int3 i0 = min(convert_int3(g), hi - 1);
-  const float3 t = g - convert_float3(i0);
-  const int sy = SY(p), sz = SZ(p);
-  const int b = i0.x + sy * i0.y + sz * i0.z;
-  const float2 c00 = mix(f[b], f[b + 1], t.x), c10 = mix(f[b + sy], f[b + sy + 1], t.x);
-  const float2 c01 = mix(f[b + sz], f[b + sz + 1], t.x), c11 = mix(f[b + sy + sz], f[b + sy + sz + 1], t.x);
-  return mix(mix(c00, c10, t.y), mix(c01, c11, t.y), t.z);
+// The blend of field f at t; `step` is 1 for a float field and 2 for one component of a float2
+// field (f then points at that component).
+inline float blend(__global const float* f, Trilinear t, int step, int sy, int sz) {
+  const int b = step * t.corner, dx = step, dy = step * sy, dz = step * sz;
+  const float c00 = mix(f[b], f[b + dx], t.tx);
+  const float c10 = mix(f[b + dy], f[b + dy + dx], t.tx);
+  const float c01 = mix(f[b + dz], f[b + dz + dx], t.tx);
+  const float c11 = mix(f[b + dy + dz], f[b + dy + dz + dx], t.tx);
+  return mix(mix(c00, c10, t.ty), mix(c01, c11, t.ty), t.tz);
 }
 
-// The smallest and largest of the eight values sample_cells2 blends at g (MacCormack's limiter).
-inline void range_cells2(__global const float2* f, P_CONST p, float3 g, float2* lo, float2* hi_out) {
-  const int3 hi = (int3)(NX(p), NY(p), NZ(p));
-  g = clamp(g, (float3)(1.0f), convert_float3(hi));
-  const int3 i0 = min(convert_int3(g), hi - 1);
-  const int sy = SY(p), sz = SZ(p);
-  const int b = i0.x + sy * i0.y + sz * i0.z;
-  const float2 a0 = f[b], a1 = f[b + 1], a2 = f[b + sy], a3 = f[b + sy + 1];
-  const float2 a4 = f[b + sz], a5 = f[b + sz + 1], a6 = f[b + sy + sz], a7 = f[b + sy + sz + 1];
-  *lo = fmin(fmin(fmin(a0, a1), fmin(a2, a3)), fmin(fmin(a4, a5), fmin(a6, a7)));
-  *hi_out = fmax(fmax(fmax(a0, a1), fmax(a2, a3)), fmax(fmax(a4, a5), fmax(a6, a7)));
+// The smallest and largest of the eight values blend() mixes (MacCormack's limiter).
+inline float blend_min(__global const float* f, Trilinear t, int step, int sy, int sz) {
+  const int b = step * t.corner, dx = step, dy = step * sy, dz = step * sz;
+  return fmin(fmin(fmin(f[b], f[b + dx]), fmin(f[b + dy], f[b + dy + dx])),
+              fmin(fmin(f[b + dz], f[b + dz + dx]), fmin(f[b + dy + dz], f[b + dy + dz + dx])));
 }
-
-#define U_HI(p) ((int3)(NX(p) + 1, NY(p), NZ(p)))
-#define V_HI(p) ((int3)(NX(p), NY(p) + 1, NZ(p)))
-#define W_HI(p) ((int3)(NX(p), NY(p), NZ(p) + 1))
+inline float blend_max(__global const float* f, Trilinear t, int step, int sy, int sz) {
+  const int b = step * t.corner, dx = step, dy = step * sy, dz = step * sz;
+  return fmax(fmax(fmax(f[b], f[b + dx]), fmax(f[b + dy], f[b + dy + dx])),
+              fmax(fmax(f[b + dz], f[b + dz + dx]), fmax(f[b + dy + dz], f[b + dy + dz + dx])));
+}
 
 // Velocity at the cell's centre: the mean of its two faces on each axis.
 inline float3 centre_velocity(__global const float* u, __global const float* v, __global const float* w,

@@ -13,16 +13,17 @@
 __kernel void divergence_rhs(P_CONST p, __global const float* u, __global const float* v,
                              __global const float* w, __global const uchar* type, __global float* b,
                              __global float8* partials, __local float8* scratch) {
-  COLUMN_REDUCTION_BEGIN(p)
-    float rhs = 0.0f;
-    if (type[c] == CELL_FLUID) {
-      const float out = (u[c + 1] - u[c]) + (v[c + SY(p)] - v[c]) + (w[c + SZ(p)] - w[c]);
-      rhs = -p->rhs_scale * out;
-      sums.x += rhs;
-      sums.y += 1.0f;
-    }
+  SUMS_IN_ANY_ORDER
+  const int sy = SY(p), sz = SZ(p);
+  const float scale = -p->rhs_scale;
+  GRID_REDUCTION_BEGIN(p)
+    const int fluid = type[c] == CELL_FLUID;
+    const float out = (u[c + 1] - u[c]) + (v[c + sy] - v[c]) + (w[c + sz] - w[c]);
+    const float rhs = fluid ? scale * out : 0.0f;
+    s0 += rhs;
+    s1 += fluid ? 1.0f : 0.0f;
     b[c] = rhs;
-  COLUMN_REDUCTION_END(scratch, partials)
+  GRID_REDUCTION_END(scratch, partials)
 }
 
 // A closed domain makes A singular (constants are its null space): the right-hand side must sum
@@ -30,28 +31,28 @@ __kernel void divergence_rhs(P_CONST p, __global const float* u, __global const 
 // projects b onto A's range. `sums` = (sum b, fluid cells) from divergence_rhs's reduction.
 __kernel void subtract_mean(P_CONST p, __global const float8* sums, int slot, __global const uchar* type,
                             __global float* b) {
+  const float8 s = sums[slot];  // before the loop, which it would keep from vectorising
+  const float mean = s.s1 > 0.0f ? s.s0 / s.s1 : 0.0f;
   FOR_EACH_CELL(p) {
     const int c = cell_index(p, i, j, k);
-    const float8 s = sums[slot];
-    if (type[c] == CELL_FLUID && s.s1 > 0.0f) b[c] -= s.s0 / s.s1;
+    if (type[c] == CELL_FLUID) b[c] -= mean;
   }
 }
+
+// 1 when the pressure couples across a face to a cell of type t (fluid, or open air behind it).
+inline int passes(uchar t) { return (t == CELL_FLUID || t == CELL_OPEN) ? 1 : 0; }
 
 // 1 / A_ii per fluid cell (0 elsewhere, and for a fluid cell sealed off on every side); pressure
 // zeroed outside the fluid.
 __kernel void pressure_coefficients(P_CONST p, __global const uchar* type, __global float* inv_diag,
                                     __global float* pressure) {
+  const int sy = SY(p), sz = SZ(p);
   FOR_EACH_CELL(p) {
     const int c = cell_index(p, i, j, k);
-    const int sy = SY(p), sz = SZ(p);
     float inv = 0.0f;
     if (type[c] == CELL_FLUID) {
-      int open = 0;
-      const int nbr[6] = {c - 1, c + 1, c - sy, c + sy, c - sz, c + sz};
-      for (int n = 0; n < 6; ++n) {
-        const uchar t = type[nbr[n]];
-        open += (t == CELL_FLUID || t == CELL_OPEN) ? 1 : 0;
-      }
+      const int open = passes(type[c - 1]) + passes(type[c + 1]) + passes(type[c - sy]) +
+                       passes(type[c + sy]) + passes(type[c - sz]) + passes(type[c + sz]);
       inv = open > 0 ? 1.0f / (float)open : 0.0f;
     }
     inv_diag[c] = inv;
@@ -74,6 +75,8 @@ __kernel void sor_colour(P_CONST p, __global float* pressure, __global const flo
 #endif
   if (j > NY(p) || k > NZ(p)) return;
   const int sy = SY(p), sz = SZ(p);
+  // The row end stays a load through p: hoisted, LLVM vectorises this stride-2 loop with
+  // gathers, 2x slower on PoCL here than the scalar loop it keeps now.
   for (int i = first; i <= NX(p); i += step) {
     const int c = cell_index(p, i, j, k);
     const float inv = inv_diag[c];
@@ -88,17 +91,16 @@ __kernel void sor_colour(P_CONST p, __global float* pressure, __global const flo
 __kernel void pressure_residual(P_CONST p, __global const float* pressure, __global const float* b,
                                 __global const float* inv_diag, __global float8* partials,
                                 __local float8* scratch) {
-  COLUMN_REDUCTION_BEGIN(p)
+  SUMS_IN_ANY_ORDER
+  const int sy = SY(p), sz = SZ(p);
+  GRID_REDUCTION_BEGIN(p)
     const float inv = inv_diag[c];
-    if (inv > 0.0f) {
-      const int sy = SY(p), sz = SZ(p);
-      const float sum = pressure[c - 1] + pressure[c + 1] + pressure[c - sy] + pressure[c + sy] +
-                        pressure[c - sz] + pressure[c + sz];
-      const float r = b[c] - (pressure[c] / inv - sum);
-      sums.x += r * r;
-      maxima.x = fmax(maxima.x, fabs(r));
-    }
-  COLUMN_REDUCTION_END(scratch, partials)
+    const float sum = pressure[c - 1] + pressure[c + 1] + pressure[c - sy] + pressure[c + sy] +
+                      pressure[c - sz] + pressure[c + sz];
+    const float r = inv > 0.0f ? b[c] - (pressure[c] / inv - sum) : 0.0f;
+    s0 += r * r;
+    RAISE(m0, fabs(r));
+  GRID_REDUCTION_END(scratch, partials)
 }
 
 // u -= (dt / (rho h)) (p_i - p_{i-1}) on every face the projection may change.

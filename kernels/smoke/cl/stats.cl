@@ -6,24 +6,22 @@ __kernel void flow_stats(P_CONST p, __global const float* u, __global const floa
                          __global const float* w, __global const float2* q, __global const uchar* type,
                          __global const float* inv_diag, __global float8* partials,
                          __local float8* scratch) {
-  COLUMN_REDUCTION_BEGIN(p)
-    const float volume = p->h * p->h * p->h;
+  SUMS_IN_ANY_ORDER
+  const int sy = SY(p), sz = SZ(p);
+  const float volume = p->h * p->h * p->h, energy = 0.5f * p->rho * volume, inv_h = p->inv_h;
+  GRID_REDUCTION_BEGIN(p)
     const uchar t = type[c];
-    if (t == CELL_FLUID) {
-      const float3 vel = centre_velocity(u, v, w, p, c);
-      const float2 s = q[c];
-      const float speed2 = dot(vel, vel);
-      sums.x += 0.5f * p->rho * speed2 * volume;
-      sums.y += s.x * volume;
-      sums.z += s.y * volume;
-      maxima.x = fmax(maxima.x, sqrt(speed2));
-      maxima.z = fmax(maxima.z, s.x);
-      if (inv_diag[c] > 0.0f) {
-        const float div = ((u[c + 1] - u[c]) + (v[c + SY(p)] - v[c]) + (w[c + SZ(p)] - w[c])) * p->inv_h;
-        maxima.y = fmax(maxima.y, fabs(div));
-      }
-    } else if (t == CELL_SOLID) {
-      sums.w += 1.0f;
-    }
-  COLUMN_REDUCTION_END(scratch, partials)
+    const int fluid = t == CELL_FLUID;
+    const float3 vel = centre_velocity(u, v, w, p, c);
+    const float2 q_c = q[c];
+    const float speed2 = dot(vel, vel);
+    s0 += fluid ? energy * speed2 : 0.0f;
+    s1 += fluid ? q_c.x * volume : 0.0f;
+    s2 += fluid ? q_c.y * volume : 0.0f;
+    s3 += t == CELL_SOLID ? 1.0f : 0.0f;
+    RAISE(m0, fluid ? sqrt(speed2) : 0.0f);
+    RAISE(m2, fluid ? q_c.x : 0.0f);
+    const float div = ((u[c + 1] - u[c]) + (v[c + sy] - v[c]) + (w[c + sz] - w[c])) * inv_h;
+    RAISE(m1, fluid && inv_diag[c] > 0.0f ? fabs(div) : 0.0f);
+  GRID_REDUCTION_END(scratch, partials)
 }

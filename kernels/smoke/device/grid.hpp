@@ -22,7 +22,10 @@ struct GridGeometry {
   cl::NDRange columns;          // the grid's columns (i, j): extraction and every reduction
   cl::NDRange columns_local;
   cl::NDRange all_cells;        // ghosts included
-  int groups = 0;               // work-groups of a `columns` launch (reduction partials)
+  cl::NDRange reduce;           // reductions (cl/reduce.cl GRID_REDUCTION): rows on a CPU,
+  cl::NDRange reduce_local;     // columns on a GPU
+  std::size_t reduce_group = 1; // work-items per reduction group (its local scratch)
+  int groups = 0;               // work-groups of a `reduce` launch (reduction partials)
 
   // `gpu`: one work-item per cell where the CPU form walks rows (the CELL_PER_ITEM build option).
   static GridGeometry make(const std::array<int, 3>& n, bool gpu) {
@@ -55,7 +58,15 @@ struct GridGeometry {
     g.columns_local = cl::NDRange(g.local_x, 1);
     g.columns = cl::NDRange(round_up(g.nx, g.local_x), std::size_t(g.ny));
     g.all_cells = cl::NDRange(std::size_t(g.nx + 2), std::size_t(g.ny + 2), std::size_t(g.nz + 2));
-    g.groups = static_cast<int>(g.columns[0] / g.local_x) * g.ny;
+    if (gpu) {
+      g.reduce = g.columns;
+      g.reduce_local = g.columns_local;
+    } else {
+      g.reduce = g.cells;
+      g.reduce_local = g.local;
+    }
+    g.reduce_group = g.reduce_local[0];
+    g.groups = static_cast<int>(g.reduce[0] / g.reduce_group * g.reduce[1]);
     return g;
   }
   std::size_t columns_count() const { return std::size_t(nx) * std::size_t(ny); }

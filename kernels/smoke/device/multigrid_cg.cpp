@@ -23,7 +23,7 @@ opencl::Expected<std::unique_ptr<PoissonSolver>> MultigridCg::create(opencl::ClR
   std::unique_ptr<MultigridCg> s(new MultigridCg(geometry, reduce));
   for (auto [k, name] : {std::pair{&s->coarsen_, "mg_coarsen_types"},
                          std::pair{&s->coefficients_, "pressure_coefficients"},
-                         std::pair{&s->sweep_, "sor_colour"}, std::pair{&s->restrict_, "mg_restrict"},
+                         std::pair{&s->sweep_, "sor_colour"}, std::pair{&s->residual_, "mg_residual"}, std::pair{&s->restrict_, "mg_restrict"},
                          std::pair{&s->prolong_, "mg_prolong"},
                          std::pair{&s->cg_residual_, "cg_residual"}, std::pair{&s->cg_apply_, "cg_apply"},
                          std::pair{&s->cg_update_, "cg_update"}, std::pair{&s->cg_dot_, "cg_dot"},
@@ -45,12 +45,12 @@ opencl::Expected<std::unique_ptr<PoissonSolver>> MultigridCg::create(opencl::ClR
     if (cl_int e = q.enqueueFillBuffer(b, cl_uint{0}, 0, bytes); e != CL_SUCCESS && err == CL_SUCCESS) err = e;
   };
   const auto cells = static_cast<std::size_t>(geometry.padded);
-  for (cl::Buffer* b : {&s->r_, &s->z_, &s->d_, &s->q_}) {
+  for (cl::Buffer* b : {&s->r_, &s->z_, &s->d_, &s->q_, &s->fine_residual_}) {
     *b = buffer(cells * 4);
     zero(*b, cells * 4);
   }
   // Level 0 is the engine's grid; coarser levels halve it until the longest axis is at most 8.
-  s->levels_.push_back(Level{geometry, fine, {}, {}, {}, {}, {}});
+  s->levels_.push_back(Level{geometry, fine, {}, {}, {}, {}, {}, {}});
   std::array<int, 3> n{geometry.nx, geometry.ny, geometry.nz};
   while (std::max({n[0], n[1], n[2]}) > 8 && std::min({n[0], n[1], n[2]}) >= 4) {
     for (int& v : n) v = (v + 1) / 2;
@@ -68,7 +68,7 @@ opencl::Expected<std::unique_ptr<PoissonSolver>> MultigridCg::create(opencl::ClR
         e != CL_SUCCESS && err == CL_SUCCESS)
       err = e;
     level.type = buffer(lc);
-    for (cl::Buffer* b : {&level.inv_diag, &level.x, &level.b}) {
+    for (cl::Buffer* b : {&level.inv_diag, &level.x, &level.b, &level.r}) {
       *b = buffer(lc * 4);
       zero(*b, lc * 4);
     }
@@ -101,7 +101,9 @@ void MultigridCg::precondition(Launcher& launch, GridBuffers& g) {
     Level& c = levels_[static_cast<std::size_t>(l) + 1];
     cl::Buffer& fp = l == 0 ? g.params : f.params_buffer;
     smooth(launch, f, fp, 0);
-    launch.record(set_args(restrict_, fp, c.params_buffer, f.x, f.b, f.inv_diag, c.b, c.x));
+    launch.record(set_args(residual_, fp, f.x, f.b, f.inv_diag, f.r));
+    launch(residual_, cl::NullRange, f.geo.cells, f.geo.local);
+    launch.record(set_args(restrict_, fp, c.params_buffer, f.r, c.b, c.x));
     launch(restrict_, cl::NullRange, c.geo.cells, c.geo.local);
   }
   // Coarsest: a palindrome of colour sweeps (red, then black-red pairs), symmetric as a whole.
@@ -132,6 +134,7 @@ PressureReport MultigridCg::solve(Launcher& launch, GridBuffers& g, const Pressu
   top.inv_diag = g.inv_diag;
   top.x = z_;
   top.b = r_;
+  top.r = fine_residual_;
   launch.record(set_args(coefficients_, g.params, g.type, g.inv_diag, g.pressure));
   launch(coefficients_, cl::NullRange, geo_.cells, geo_.local);
   for (std::size_t l = 1; l < levels_.size(); ++l) {
@@ -142,11 +145,11 @@ PressureReport MultigridCg::solve(Launcher& launch, GridBuffers& g, const Pressu
     launch.record(set_args(coefficients_, c.params_buffer, c.type, c.inv_diag, c.x));
     launch(coefficients_, cl::NullRange, c.geo.cells, c.geo.local);
   }
-  const cl::LocalSpaceArg scratch = cl::Local(sizeof(float) * 8 * geo_.local_x);
+  const cl::LocalSpaceArg scratch = cl::Local(sizeof(float) * 8 * geo_.reduce_group);
 
   PressureReport report;
   launch.record(set_args(cg_residual_, g.params, g.pressure, g.rhs, g.inv_diag, r_, g.partials, scratch));
-  launch(cg_residual_, cl::NullRange, geo_.columns, geo_.columns_local);
+  launch(cg_residual_, cl::NullRange, geo_.reduce, geo_.reduce_local);
   reduce_.fold(launch, g, geo_.groups, kSlotUpdate);
   report.residual = reduce_.read(launch, g, kSlotUpdate)[4] * divergence_scale;
   report.converged = report.residual <= settings.tolerance;
@@ -157,17 +160,17 @@ PressureReport MultigridCg::solve(Launcher& launch, GridBuffers& g, const Pressu
   int now = 0;
   precondition(launch, g);
   launch.record(set_args(cg_dot_, g.params, r_, z_, g.partials, scratch));
-  launch(cg_dot_, cl::NullRange, geo_.columns, geo_.columns_local);
+  launch(cg_dot_, cl::NullRange, geo_.reduce, geo_.reduce_local);
   reduce_.fold(launch, g, geo_.groups, kSlotRz[now]);
   launch.record(set_args(cg_direction_, g.params, g.results, kSlotRz[now], -1, z_, d_));
   launch(cg_direction_, cl::NullRange, geo_.cells, geo_.local);
   while (report.iterations < settings.max_iterations) {
     launch.record(set_args(cg_apply_, g.params, d_, g.inv_diag, q_, g.partials, scratch));
-    launch(cg_apply_, cl::NullRange, geo_.columns, geo_.columns_local);
+    launch(cg_apply_, cl::NullRange, geo_.reduce, geo_.reduce_local);
     reduce_.fold(launch, g, geo_.groups, kSlotDq);
     launch.record(set_args(cg_update_, g.params, g.results, kSlotRz[now], kSlotDq, d_, q_, g.pressure, r_,
                            g.partials, scratch));
-    launch(cg_update_, cl::NullRange, geo_.columns, geo_.columns_local);
+    launch(cg_update_, cl::NullRange, geo_.reduce, geo_.reduce_local);
     reduce_.fold(launch, g, geo_.groups, kSlotUpdate);
     ++report.iterations;
     report.residual = reduce_.read(launch, g, kSlotUpdate)[4] * divergence_scale;
@@ -175,7 +178,7 @@ PressureReport MultigridCg::solve(Launcher& launch, GridBuffers& g, const Pressu
     if (report.converged || !std::isfinite(report.residual)) break;
     precondition(launch, g);
     launch.record(set_args(cg_dot_, g.params, r_, z_, g.partials, scratch));
-    launch(cg_dot_, cl::NullRange, geo_.columns, geo_.columns_local);
+    launch(cg_dot_, cl::NullRange, geo_.reduce, geo_.reduce_local);
     reduce_.fold(launch, g, geo_.groups, kSlotRz[1 - now]);
     launch.record(set_args(cg_direction_, g.params, g.results, kSlotRz[1 - now], kSlotRz[now], z_, d_));
     launch(cg_direction_, cl::NullRange, geo_.cells, geo_.local);

@@ -15,8 +15,8 @@ opencl::Expected<std::unique_ptr<PoissonSolver>> make_poisson_solver(
 float measure_residual(opencl::Launcher& launch, GridBuffers& g, const GridGeometry& geometry,
                        GridReduce& reduce, cl::Kernel& residual, float divergence_scale) {
   launch.record(opencl::set_args(residual, g.params, g.pressure, g.rhs, g.inv_diag, g.partials,
-                                 cl::Local(sizeof(float) * 8 * geometry.local_x)));
-  launch(residual, cl::NullRange, geometry.columns, geometry.columns_local);
+                                 cl::Local(sizeof(float) * 8 * geometry.reduce_group)));
+  launch(residual, cl::NullRange, geometry.reduce, geometry.reduce_local);
   reduce.fold(launch, g, geometry.groups, kSlotResidual);
   return reduce.read(launch, g, kSlotResidual)[4] * divergence_scale;
 }

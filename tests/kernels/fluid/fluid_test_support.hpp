@@ -35,6 +35,26 @@ inline ParticleSnapshot snapshot(FluidEngine& e) {
   return s;
 }
 
+// The column scene of the hydrostatic tests: a 10 x 10 cm box, 35 cm tall, standing on z = 0 in
+// a 20 x 20 x 42 cm domain, particles 1 cm apart, holding `blocks` (null if the engine fails).
+inline constexpr float kColumnSide = 0.1f;  // m, the box's inner width (floor area kColumnSide^2)
+inline std::unique_ptr<FluidEngine> column_engine(const Material& m, const std::vector<FluidBlock>& blocks) {
+  FluidConfig c;
+  c.max_particles = 4000;
+  c.particle_spacing = 0.01f;
+  c.domain_min = {-0.1f, -0.1f, -0.02f};
+  c.domain_max = {0.1f, 0.1f, 0.4f};
+  c.material = m;
+  auto e = make_engine(c);
+  if (!e) return nullptr;
+  Scene s;
+  const float half = kColumnSide / 2;
+  s.shapes.push_back(Shape::box({-half, -half, 0.0f}, {half, half, 0.35f}));
+  s.blocks = blocks;
+  EXPECT_FALSE(e->load_scene(s));
+  return e;
+}
+
 inline bool all_finite(const ParticleSnapshot& s) {
   for (const Vec3f& p : s.position)
     if (!std::isfinite(p.x) || !std::isfinite(p.y) || !std::isfinite(p.z)) return false;

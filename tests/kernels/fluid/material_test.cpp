@@ -54,6 +54,91 @@ TEST(Material, RefusesBadInputNamingTheKey) {
   expect_error("model = \"water\"\nrest_density = \n", "line 2");
 }
 
+TEST(Material, ReadsEveryMediaTable) {
+  const auto m = parse_material(R"(
+model = "water"
+[phases]
+diffusion = 0.2
+[[phases.liquid]]
+rest_density = 1000
+colour = [0.1, 0.2, 0.3]
+[[phases.liquid]]
+rest_density = 1300
+viscosity = 2.5
+[viscosity]
+iterations = 6
+hand = false
+[thermal]
+solidus = 900
+liquidus = 1000
+[density]
+solver = "spook"
+method = "cg"
+tau = 3
+[collision]
+model = "impulse"
+friction = "wet"
+mu = 0.4
+[turbulence]
+source = "spectral"
+octaves = 3
+seed = 42
+[gun]
+aim = "finger"
+rate = 500
+[[regions]]
+min = [0, 0, 0]
+max = [0.1, 0.2, 0.3]
+fractions = [0.25, 0.75]
+remove = true
+)");
+  ASSERT_TRUE(m) << m.error().message;
+  const MediaSpec& md = m->media;
+  EXPECT_FLOAT_EQ(md.phases.diffusion, 0.2f);
+  ASSERT_EQ(md.phases.count, 2);
+  EXPECT_FLOAT_EQ(md.phases.phases[0].colour[2], 0.3f);
+  EXPECT_FLOAT_EQ(md.phases.phases[1].rest_density, 1300.0f);
+  EXPECT_FLOAT_EQ(md.phases.phases[1].viscosity, 2.5f);
+  EXPECT_EQ(md.viscosity.iterations, 6);
+  EXPECT_FALSE(md.viscosity.hand);
+  EXPECT_TRUE(md.thermal.enabled);  // a [thermal] table switches heat on
+  EXPECT_FLOAT_EQ(md.thermal.liquidus, 1000.0f);
+  EXPECT_EQ(md.density.solver, DensitySolver::Spook);
+  EXPECT_EQ(md.density.method, SpookMethod::ConjugateGradient);
+  EXPECT_EQ(md.collision.model, CollisionModel::Impulse);
+  EXPECT_EQ(md.collision.friction, FrictionModel::Wet);
+  EXPECT_FLOAT_EQ(md.collision.mu, 0.4f);
+  EXPECT_TRUE(md.turbulence.enabled);
+  EXPECT_EQ(md.turbulence.source, NoiseSource::Spectral);
+  EXPECT_EQ(md.turbulence.octaves, 3);
+  EXPECT_EQ(md.turbulence.seed, 42u);
+  EXPECT_TRUE(md.gun.enabled);
+  EXPECT_TRUE(md.gun.aim_finger);
+  EXPECT_FLOAT_EQ(md.gun.rate, 500.0f);
+  ASSERT_EQ(md.region_count, 1);
+  EXPECT_FLOAT_EQ(md.regions[0].max.z, 0.3f);
+  EXPECT_TRUE(md.regions[0].set_fractions);
+  EXPECT_FLOAT_EQ(md.regions[0].fractions[1], 0.75f);
+  EXPECT_FLOAT_EQ(md.regions[0].fractions[2], 0.0f);
+  EXPECT_TRUE(md.regions[0].remove);
+}
+
+TEST(Material, RefusesBadMediaInputNamingTheKey) {
+  expect_error("model = \"water\"\n[thermal]\nconductivty = 1\n", "unknown key 'thermal.conductivty'");
+  expect_error("model = \"water\"\n[gun]\naim = \"up\"\n", "'gun.aim' must be one of down, finger");
+  expect_error("model = \"water\"\n[density]\nsolver = 3\n", "'density.solver' must be one of pbf, spook");
+  expect_error("model = \"water\"\n[viscosity]\niterations = 1.5\n", "'viscosity.iterations' must be an integer");
+  expect_error("model = \"water\"\n[viscosity]\nhand = \"yes\"\n", "'viscosity.hand' must be true or false");
+  expect_error("model = \"water\"\n[collision]\nmu = \"high\"\n", "'collision.mu' must be a number");
+  expect_error("model = \"water\"\n[[phases.liquid]]\ncolour = [1, 0]\n", "'phases.liquid.colour' must be a list of 3");
+  expect_error("model = \"water\"\n[[phases.liquid]]\nshade = 1\n", "unknown key 'phases.liquid.shade'");
+  expect_error("model = \"water\"\n[[regions]]\nmin = [0, 0]\n", "'regions.min' must be a list of 3");
+  expect_error("model = \"water\"\n[[regions]]\nfractions = [0, 0, 0, 0, 1]\n", "'regions.fractions' must list 1 to 4");
+  expect_error("model = \"water\"\nregions = 3\n", "'regions' must be [[regions]] tables");
+  expect_error("model = \"water\"\nturbulence = 3\n", "turbulence must be a table");
+  expect_error("model = \"water\"\n[turbulence]\noctaves = 20\n", "turbulence.octaves");
+}
+
 TEST(Material, LibraryHoldsTheThesisPresets) {
   const auto lib = MaterialLibrary::load(SONOFLOW_MATERIALS_DIR);
   ASSERT_TRUE(lib) << lib.error().message;

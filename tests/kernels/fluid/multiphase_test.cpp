@@ -66,19 +66,9 @@ struct ColumnResult {
 // then 20 frames of measurements.
 ColumnResult layered_column(const Material& m) {
   ColumnResult r;
-  FluidConfig c;
-  c.max_particles = 4000;
-  c.particle_spacing = kD;
-  c.domain_min = {-0.1f, -0.1f, -0.02f};
-  c.domain_max = {0.1f, 0.1f, 0.4f};
-  c.material = m;
-  auto e = make_engine(c);
+  auto e = column_engine(m, {layer({-0.05f, -0.05f, 0.0f}, {0.05f, 0.05f, 0.10f}, 0, 1),
+                             layer({-0.05f, -0.05f, 0.10f}, {0.05f, 0.05f, 0.18f}, 1, 0)});
   if (!e) return r;
-  Scene s;
-  s.shapes.push_back(Shape::box({-0.05f, -0.05f, 0.0f}, {0.05f, 0.05f, 0.35f}));
-  s.blocks.push_back(layer({-0.05f, -0.05f, 0.0f}, {0.05f, 0.05f, 0.10f}, 0, 1));
-  s.blocks.push_back(layer({-0.05f, -0.05f, 0.10f}, {0.05f, 0.05f, 0.18f}, 1, 0));
-  EXPECT_FALSE(e->load_scene(s));
   FluidStats st = run(*e, 1);
   const double volume0[2] = {st.media.phase_volume[0], st.media.phase_volume[1]};
   run(*e, 59);
@@ -94,7 +84,7 @@ ColumnResult layered_column(const Material& m) {
   constexpr int kFrames = 20;
   for (int f = 0; f < kFrames; ++f) {
     st = run(*e, 1);
-    r.floor_pressure += -st.wall_force.z / (0.1 * 0.1) / kFrames;
+    r.floor_pressure += -st.wall_force.z / (kColumnSide * kColumnSide) / kFrames;
     const auto snap = snapshot(*e);
     for (int k = 0; k < ColumnResult::kHeights; ++k) {
       double num = 0, den = 0;

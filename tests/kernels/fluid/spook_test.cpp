@@ -32,30 +32,20 @@ struct Hydrostatic {
 // A 20 cm column in a 10 cm box: 1 s to settle, then 1 s of measurement.
 Hydrostatic column(const Material& m, double frame_dt) {
   Hydrostatic r;
-  FluidConfig c;
-  c.max_particles = 4000;
-  c.particle_spacing = kD;
-  c.domain_min = {-0.1f, -0.1f, -0.02f};
-  c.domain_max = {0.1f, 0.1f, 0.4f};
-  c.material = m;
-  auto e = make_engine(c);
+  auto e = column_engine(m, {{{-0.05f, -0.05f, 0.0f}, {0.05f, 0.05f, 0.2f}}});
   if (!e) return r;
-  Scene s;
-  s.shapes.push_back(Shape::box({-0.05f, -0.05f, 0.0f}, {0.05f, 0.05f, 0.35f}));
-  s.blocks.push_back({{-0.05f, -0.05f, 0.0f}, {0.05f, 0.05f, 0.2f}});
-  EXPECT_FALSE(e->load_scene(s));
   const int second = static_cast<int>(std::lround(1.0 / frame_dt));
   FluidStats st = run(*e, second, frame_dt);
   const float z0 = st.centroid.z;
   for (int f = 0; f < second; ++f) {
     st = run(*e, 1, frame_dt);
     r.worst_compression = std::max(r.worst_compression, st.mean_compression);
-    r.floor_pressure += -st.wall_force.z / (0.1 * 0.1) / second;
+    r.floor_pressure += -st.wall_force.z / (kColumnSide * kColumnSide) / second;
   }
   r.creep = std::fabs(st.centroid.z - z0);
   r.particles = st.particles;
   r.rms_speed = std::sqrt(2.0f * st.kinetic_energy / (e->particle_mass() * static_cast<float>(st.particles)));
-  r.expected = e->particle_mass() * st.particles * 9.81 / (0.1 * 0.1);
+  r.expected = e->particle_mass() * st.particles * 9.81 / (kColumnSide * kColumnSide);
   return r;
 }
 
