@@ -153,8 +153,8 @@ BENCHMARK(water)->Arg(2000)->Arg(5000)->Arg(8000)->Arg(10000)->Arg(12000)->Arg(1
 BENCHMARK(honey_one_substep)->Arg(1500)->Arg(2000)->Arg(5000)->Arg(10000)->Iterations(90)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(honey_slip)->Arg(2000)->Arg(5000)->Iterations(45)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(honey_schedule)
-    ->ArgsProduct({{1000, 2000, 3000, 5000}, {3, 2}, {8, 4}})
+    ->ArgsProduct({{1000, 1500, 2000, 3000, 5000}, {3, 2}, {8, 4}})
     ->Iterations(45)->UseManualTime()->Unit(benchmark::kMillisecond);
-BENCHMARK(honey)->Arg(1000)->Arg(2000)->Arg(5000)->Arg(10000)->Arg(20000)->Iterations(45)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(honey)->Arg(800)->Arg(1000)->Arg(2000)->Arg(5000)->Arg(10000)->Arg(20000)->Iterations(45)->UseManualTime()->Unit(benchmark::kMillisecond);
 
 BENCHMARK_MAIN();
