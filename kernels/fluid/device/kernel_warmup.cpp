@@ -25,10 +25,6 @@ std::size_t value_size(std::string_view type) {
   return bytes * static_cast<std::size_t>(lanes);
 }
 
-FluidError failure(const std::string& kernel, const std::string& what, cl_int err) {
-  return {FluidErrc::OpenClError, "warming kernel " + kernel + ": " + what + " " + cl_error_name(err)};
-}
-
 }  // namespace
 
 Status warm_kernels(ClRuntime& rt, std::size_t work_group) {
@@ -49,14 +45,16 @@ Status warm_kernels(ClRuntime& rt, std::size_t work_group) {
     const std::string name = names.substr(start, end - start);
     start = end + 1;
     if (name.empty()) continue;
+    // A kernel this cannot set up is skipped: it is then specialised at its first real launch,
+    // as without the warm-up.
     cl::Kernel k(rt.program(), name.c_str(), &err);
-    if (err != CL_SUCCESS) return failure(name, "clCreateKernel", err);
+    if (err != CL_SUCCESS) continue;
     const cl_uint args = k.getInfo<CL_KERNEL_NUM_ARGS>();
-    for (cl_uint a = 0; a < args; ++a) {
+    for (cl_uint a = 0; a < args && err == CL_SUCCESS; ++a) {
       cl_kernel_arg_address_qualifier space = 0;
       err = k.getArgInfo(a, CL_KERNEL_ARG_ADDRESS_QUALIFIER, &space);
       if (err == CL_KERNEL_ARG_INFO_NOT_AVAILABLE) return std::nullopt;  // nothing to go by
-      if (err != CL_SUCCESS) return failure(name, "argument info", err);
+      if (err != CL_SUCCESS) break;
       if (space == CL_KERNEL_ARG_ADDRESS_GLOBAL || space == CL_KERNEL_ARG_ADDRESS_CONSTANT) {
         err = k.setArg(a, scratch);
       } else if (space == CL_KERNEL_ARG_ADDRESS_LOCAL) {
@@ -65,13 +63,15 @@ Status warm_kernels(ClRuntime& rt, std::size_t work_group) {
         std::string type = k.getArgInfo<CL_KERNEL_ARG_TYPE_NAME>(a, &err);
         while (!type.empty() && type.back() == '\0') type.pop_back();
         const std::size_t bytes = value_size(type);
-        if (bytes == 0 || bytes > value.size()) return failure(name, "argument type '" + type + "'", CL_INVALID_ARG_SIZE);
-        err = ::clSetKernelArg(k(), a, bytes, value.data());
+        if (err == CL_SUCCESS) {
+          err = bytes == 0 || bytes > value.size() ? CL_INVALID_ARG_SIZE
+                                                   : ::clSetKernelArg(k(), a, bytes, value.data());
+        }
       }
-      if (err != CL_SUCCESS) return failure(name, "argument " + std::to_string(a), err);
     }
-    err = rt.queue().enqueueNDRangeKernel(k, cl::NullRange, cl::NDRange(work_group), cl::NDRange(work_group));
-    if (err != CL_SUCCESS) return failure(name, "launch", err);
+    if (err != CL_SUCCESS) continue;
+    // A launch refused here is refused in a frame too, where the launcher counts it.
+    rt.queue().enqueueNDRangeKernel(k, cl::NullRange, cl::NDRange(work_group), cl::NDRange(work_group));
   }
   err = rt.queue().finish();
   if (err != CL_SUCCESS) return FluidError{FluidErrc::OpenClError, "warm-up: " + cl_error_name(err)};

@@ -17,7 +17,9 @@ namespace sonoflow::fluid {
 
 // Every kernel once with all arguments zero (counts 0: each kernel returns at once) or a
 // zeroed scratch buffer, global size = local size = `work_group`. Needs the program built with
-// -cl-kernel-arg-info; without argument information it does nothing. Set-up time only.
+// -cl-kernel-arg-info; without argument information it does nothing, and a kernel whose
+// arguments it cannot set is left to its first real launch. Fails only if the queue does.
+// Set-up time only.
 Status warm_kernels(ClRuntime& rt, std::size_t work_group);
 
 }  // namespace sonoflow::fluid
