@@ -103,6 +103,10 @@ struct FluidConfig {
   HandCoupling hand;
   ToolSpec tool;             // a force-feedback tool in the fluid (issue 7); none by default
   bool profile = false;      // OpenCL profiling events per kernel (benchmarks; allocates per frame)
+  // Launch every kernel once at create, so the driver's first-launch specialisation (PoCL: LLVM,
+  // allocating) happens there and not in the first frame after a material switch. Off only to
+  // measure what it saves (bench/fluid/material_switch_bench.cpp).
+  bool warm_kernels = true;
 };
 
 }  // namespace sonoflow::fluid

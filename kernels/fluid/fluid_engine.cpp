@@ -7,6 +7,7 @@
 
 #include "kernels/fluid/constraints/constraint_set.hpp"
 #include "kernels/fluid/device/device_state.hpp"
+#include "kernels/fluid/device/kernel_warmup.hpp"
 #include "kernels/fluid/device/neighbour_search.hpp"
 #include "kernels/fluid/device/opencl.hpp"
 #include "kernels/fluid/device/program_source.hpp"
@@ -256,7 +257,8 @@ Status FluidEngine::Impl::allocate() {
   const auto gcap = static_cast<std::size_t>(std::max(cfg.max_ghosts + tool.count(), 1));
   s.capacity = cfg.max_particles;
   s.ghost_capacity = cfg.max_ghosts;
-  s.max_neighbours = cfg.max_neighbours;
+  // Lists hold whole groups of 8 entries (cl/common.cl NBR_PAD: the 8-neighbour loops).
+  s.max_neighbours = (cfg.max_neighbours + 7) / 8 * 8;
   s.max_ghost_neighbours = std::max(16, cfg.max_neighbours / 2);
   auto field = [&](Field& f, int words) {
     f.words = words;
@@ -414,7 +416,8 @@ Expected<std::unique_ptr<FluidEngine>> FluidEngine::create(const FluidConfig& co
 
   // GPUs read neighbour lists strided (coalesced), CPUs contiguous (cache lines).
   auto options = [&config](const ClDeviceInfo& dev) {
-    std::string o = "-cl-std=CL1.2 -cl-denorms-are-zero -cl-mad-enable -cl-unsafe-math-optimizations -DMAX_BONDS=" + std::to_string(kMaxBonds);
+    // Argument information lets warm_kernels launch every kernel at create.
+    std::string o = "-cl-std=CL1.2 -cl-kernel-arg-info -cl-denorms-are-zero -cl-mad-enable -cl-unsafe-math-optimizations -DMAX_BONDS=" + std::to_string(kMaxBonds);
     if (config.kernel == SmoothingKernel::CubicSpline) o += " -DKERNEL_CUBIC";
     if (dev.is_gpu) o += " -DNBR_STRIDED";
     return o;
@@ -422,7 +425,8 @@ Expected<std::unique_ptr<FluidEngine>> FluidEngine::create(const FluidConfig& co
   auto rt = ClRuntime::create(config.device, program_parts(), "fluid", options, config.profile);
   if (!rt) return rt.error();
   m.rt = std::move(rt.value());
-  m.launch = std::make_unique<Launcher>(m.rt->queue(), m.rt->info().is_gpu ? 64 : 256, config.profile);
+  const std::size_t work_group = m.rt->info().is_gpu ? 64 : 256;
+  m.launch = std::make_unique<Launcher>(m.rt->queue(), work_group, config.profile);
 
   {  // The parameter block must have the same layout on both sides.
     auto k = m.rt->kernel("params_size");
@@ -464,6 +468,10 @@ Expected<std::unique_ptr<FluidEngine>> FluidEngine::create(const FluidConfig& co
   if (!media) return media.error();
   m.media = std::move(media.value());
   m.media->set_laplacian_scale(m.laplacian_scale);
+  // Every kernel specialised now, not in the frame that first needs it (a material switch).
+  if (config.warm_kernels) {
+    if (auto err = warm_kernels(*m.rt, work_group)) return *err;
+  }
   m.fill_params(1.0 / 90.0);  // the media state of the scene's particles needs the material
   m.params_dirty = true;
   std::unique_ptr<FluidEngine> engine(new FluidEngine(std::move(impl)));

@@ -44,6 +44,7 @@ class ClRuntime {
 
   // A kernel of the program by name (set-up time only).
   Expected<cl::Kernel> kernel(const char* name) const;
+  const cl::Program& program() const { return program_; }
 
  private:
   ClRuntime() = default;

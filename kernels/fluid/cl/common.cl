@@ -87,6 +87,61 @@ typedef struct {
 #define NBR_PAD 8
 inline int padded_count(int cnt, int cap) { return min((cnt + NBR_PAD - 1) & ~(NBR_PAD - 1), cap); }
 
+// Eight neighbours at once (the capacity is a multiple of NBR_PAD, so a padded list is whole
+// groups): their indices, and the x, y, z of their float4 rows as 8-lane vectors. One 16-byte
+// load per neighbour and a transpose: on the CPU three 8-lane gathers cost several times more.
+inline uint8 nbr8(__global const uint* list, int i, int k, int n, int cap) {
+#ifdef NBR_STRIDED
+  return (uint8)(NBR(list, i, k, n, cap), NBR(list, i, k + 1, n, cap), NBR(list, i, k + 2, n, cap),
+                 NBR(list, i, k + 3, n, cap), NBR(list, i, k + 4, n, cap), NBR(list, i, k + 5, n, cap),
+                 NBR(list, i, k + 6, n, cap), NBR(list, i, k + 7, n, cap));
+#else
+  return vload8(0, list + NBR_INDEX(i, k, n, cap));
+#endif
+}
+
+inline void rows8(__global const float4* v, uint8 j, float8* x, float8* y, float8* z) {
+  const float4 a = v[j.s0], b = v[j.s1], c = v[j.s2], d = v[j.s3];
+  const float4 e = v[j.s4], f = v[j.s5], g = v[j.s6], h = v[j.s7];
+  *x = (float8)(a.x, b.x, c.x, d.x, e.x, f.x, g.x, h.x);
+  *y = (float8)(a.y, b.y, c.y, d.y, e.y, f.y, g.y, h.y);
+  *z = (float8)(a.z, b.z, c.z, d.z, e.z, f.z, g.z, h.z);
+}
+
+inline float8 gather8(__global const float* v, uint8 j) {
+  return (float8)(v[j.s0], v[j.s1], v[j.s2], v[j.s3], v[j.s4], v[j.s5], v[j.s6], v[j.s7]);
+}
+
+// 1 for the entries k .. k + 7 that are below cnt, 0 for padding.
+inline float8 live8(int k, int cnt) {
+  const int8 lane = (int8)(0, 1, 2, 3, 4, 5, 6, 7) + k;
+  return select((float8)(0.0f), (float8)(1.0f), lane < cnt);
+}
+
+// Pair entries k .. k + 7 of particle i = (a, b) lane by lane.
+inline void store_pair8(__global float2* pair, int i, int k, int n, int cap, float8 a, float8 b) {
+#ifdef NBR_STRIDED
+  NBR(pair, i, k, n, cap) = (float2)(a.s0, b.s0);
+  NBR(pair, i, k + 1, n, cap) = (float2)(a.s1, b.s1);
+  NBR(pair, i, k + 2, n, cap) = (float2)(a.s2, b.s2);
+  NBR(pair, i, k + 3, n, cap) = (float2)(a.s3, b.s3);
+  NBR(pair, i, k + 4, n, cap) = (float2)(a.s4, b.s4);
+  NBR(pair, i, k + 5, n, cap) = (float2)(a.s5, b.s5);
+  NBR(pair, i, k + 6, n, cap) = (float2)(a.s6, b.s6);
+  NBR(pair, i, k + 7, n, cap) = (float2)(a.s7, b.s7);
+#else
+  vstore16((float16)(a.s0, b.s0, a.s1, b.s1, a.s2, b.s2, a.s3, b.s3, a.s4, b.s4, a.s5, b.s5,
+                     a.s6, b.s6, a.s7, b.s7),
+           0, (__global float*)(pair + NBR_INDEX(i, k, n, cap)));
+#endif
+}
+
+inline float hsum8(float8 v) {
+  const float4 a = v.lo + v.hi;
+  const float2 b = a.lo + a.hi;
+  return b.x + b.y;
+}
+
 // ---- smoothing kernels (support radius h) ---------------------------------------------------
 
 // W(r) from r^2; 0 outside the support. Both kernels are written without branches (clamps and
@@ -128,6 +183,33 @@ inline float kernel_grad_factor(float r2, P_CONST P) {
   return g / (len * P->h);
 #else
   const float a = fmax(P->h - len, 0.0f);
+  return P->grad_norm * a * a / len;
+#endif
+}
+
+// kernel_w for 8 pairs at once.
+inline float8 kernel_w8(float8 r2, P_CONST P) {
+#ifdef KERNEL_CUBIC
+  const float8 q = sqrt(r2) / P->h;
+  const float8 a = fmax(1.0f - q, 0.0f);
+  const float8 inner = 6.0f * q * q * (q - 1.0f) + 1.0f;
+  return P->w_norm * select(2.0f * a * a * a, inner, q <= 0.5f);
+#else
+  const float8 d = fmax(P->h2 - r2, 0.0f);
+  return P->w_norm * d * d * d;
+#endif
+}
+
+// kernel_grad_factor for 8 pairs at once.
+inline float8 kernel_grad_factor8(float8 r2, P_CONST P) {
+  const float8 len = sqrt(fmax(r2, 1e-24f));
+#ifdef KERNEL_CUBIC
+  const float8 q = len / P->h;
+  const float8 a = fmax(1.0f - q, 0.0f);
+  const float8 g = select(-P->grad_norm * a * a, P->grad_norm * q * (3.0f * q - 2.0f), q <= 0.5f);
+  return g / (len * P->h);
+#else
+  const float8 a = fmax(P->h - len, 0.0f);
   return P->grad_norm * a * a / len;
 #endif
 }

@@ -69,35 +69,47 @@ __kernel void conf_vel_begin(int n, __global const float4* x, __global const flo
   }
   const float3 xi = x[i].xyz;
   const float3 ui = v[i].xyz;
-  __global const float* xs = (__global const float*)x;
-  __global const float* vs = (__global const float*)v;
-  float sum_w = P->w_zero;
-  float qx = 0, qy = 0, qz = 0, vx = 0, vy = 0, vz = 0, lx = 0, ly = 0, lz = 0;
-  float sxx = 0, syy = 0, szz = 0, sxy = 0, sxz = 0, syz = 0;
+  // Eight neighbours per step in 8-lane sums (common.cl nbr8/rows8); padding has q = 0 and
+  // counts with weight 0.
+  float8 w8 = 0, qx8 = 0, qy8 = 0, qz8 = 0, vx8 = 0, vy8 = 0, vz8 = 0, lx8 = 0, ly8 = 0, lz8 = 0;
+  float8 sxx8 = 0, syy8 = 0, szz8 = 0, sxy8 = 0, sxz8 = 0, syz8 = 0;
   const int cnt = (int)min(ncount[i], (uint)P->max_neighbours);
   const int padded = padded_count(cnt, P->max_neighbours);
-  for (int k = 0; k < padded; ++k) {
-    const uint j = NBR(nbr, i, k, n, P->max_neighbours);
-    const float live = (float)(k < cnt);  // 0 for padding (which has q = 0)
-    const float ax = xs[4 * j] - xi.x, ay = xs[4 * j + 1] - xi.y, az = xs[4 * j + 2] - xi.z;
-    const float bx = live * vs[4 * j], by = live * vs[4 * j + 1], bz = live * vs[4 * j + 2];
-    sum_w += live * kernel_w(ax * ax + ay * ay + az * az, P);
-    qx += ax;
-    qy += ay;
-    qz += az;
-    vx += bx;
-    vy += by;
-    vz += bz;
-    lx += ay * bz - az * by;
-    ly += az * bx - ax * bz;
-    lz += ax * by - ay * bx;
-    sxx += ax * ax;
-    syy += ay * ay;
-    szz += az * az;
-    sxy += ax * ay;
-    sxz += ax * az;
-    syz += ay * az;
+  for (int k = 0; k < padded; k += NBR_PAD) {
+    const uint8 j = nbr8(nbr, i, k, n, P->max_neighbours);
+    const float8 live = live8(k, cnt);
+    float8 ax, ay, az, bx, by, bz;
+    rows8(x, j, &ax, &ay, &az);
+    rows8(v, j, &bx, &by, &bz);
+    ax -= xi.x;
+    ay -= xi.y;
+    az -= xi.z;
+    bx *= live;
+    by *= live;
+    bz *= live;
+    w8 += live * kernel_w8(ax * ax + ay * ay + az * az, P);
+    qx8 += ax;
+    qy8 += ay;
+    qz8 += az;
+    vx8 += bx;
+    vy8 += by;
+    vz8 += bz;
+    lx8 += ay * bz - az * by;
+    ly8 += az * bx - ax * bz;
+    lz8 += ax * by - ay * bx;
+    sxx8 += ax * ax;
+    syy8 += ay * ay;
+    szz8 += az * az;
+    sxy8 += ax * ay;
+    sxz8 += ax * az;
+    syz8 += ay * az;
   }
+  const float sum_w = P->w_zero + hsum8(w8);
+  const float qx = hsum8(qx8), qy = hsum8(qy8), qz = hsum8(qz8);
+  const float vx = hsum8(vx8), vy = hsum8(vy8), vz = hsum8(vz8);
+  const float lx = hsum8(lx8), ly = hsum8(ly8), lz = hsum8(lz8);
+  const float sxx = hsum8(sxx8), syy = hsum8(syy8), szz = hsum8(szz8);
+  const float sxy = hsum8(sxy8), sxz = hsum8(sxz8), syz = hsum8(syz8);
   float volume = P->rest_volume * sum_w;
   const uint gc = min(gcount[i], (uint)P->max_ghost_neighbours);
   for (uint k = 0; k < gc; ++k) {
@@ -173,38 +185,40 @@ __kernel void conf_vel_setup(int n, __global const float4* x, __global const uin
   }
   const float3 xi = x[i].xyz;
   const float3 wi = spin[i].xyz;
-  __global const float* xs = (__global const float*)x;
-  __global float* restrict ps = (__global float*)pair;
-  float k0 = 0, k1 = 0, k2 = 0, k3 = 0, k4 = 0, k5 = 0;
-  float gxx = 0, gyy = 0, gzz = 0;
-  float sx = 0, sy = 0, sz = 0;
+  // Eight neighbours per step in 8-lane sums (common.cl nbr8/rows8); padding has f = 0.
+  float8 k08 = 0, k18 = 0, k28 = 0, k38 = 0, k48 = 0, k58 = 0;
+  float8 gxx8 = 0, gyy8 = 0, gzz8 = 0, sx8 = 0, sy8 = 0, sz8 = 0;
   const int cnt = (int)min(ncount[i], (uint)P->max_neighbours);
   const int padded = padded_count(cnt, P->max_neighbours);
-  for (int k = 0; k < padded; ++k) {
-    const uint j = NBR(nbr, i, k, n, P->max_neighbours);
-    const float rx = xi.x - xs[4 * j], ry = xi.y - xs[4 * j + 1], rz = xi.z - xs[4 * j + 2];
-    const float f = (float)(k < cnt) * kernel_grad_factor(rx * rx + ry * ry + rz * rz, P);
-    const float vj = particle_volume(density[j], P);
-    const int e = 2 * NBR_INDEX(i, k, n, P->max_neighbours);
-    ps[e] = f;
-    ps[e + 1] = vj;
-    const float gx = vj * f * rx, gy = vj * f * ry, gz = vj * f * rz;
+  for (int k = 0; k < padded; k += NBR_PAD) {
+    const uint8 j = nbr8(nbr, i, k, n, P->max_neighbours);
+    float8 rx, ry, rz;
+    rows8(x, j, &rx, &ry, &rz);
+    rx = xi.x - rx;
+    ry = xi.y - ry;
+    rz = xi.z - rz;
+    const float8 f = live8(k, cnt) * kernel_grad_factor8(rx * rx + ry * ry + rz * rz, P);
+    const float8 vj = P->mass / fmax(gather8(density, j), 0.5f * P->rest_density);
+    store_pair8(pair, i, k, n, P->max_neighbours, f, vj);
+    const float8 gx = vj * f * rx, gy = vj * f * ry, gz = vj * f * rz;
     // t = w x r
-    const float tx = wi.y * rz - wi.z * ry, ty = wi.z * rx - wi.x * rz, tz = wi.x * ry - wi.y * rx;
-    k0 += 2.0f * gx * tx;
-    k1 += 2.0f * gy * ty;
-    k2 += 2.0f * gz * tz;
-    k3 += gy * tx + gx * ty;
-    k4 += gz * tx + gx * tz;
-    k5 += gz * ty + gy * tz;
-    gxx += gx * gx;
-    gyy += gy * gy;
-    gzz += gz * gz;
-    sx += gx;
-    sy += gy;
-    sz += gz;
+    const float8 tx = wi.y * rz - wi.z * ry, ty = wi.z * rx - wi.x * rz, tz = wi.x * ry - wi.y * rx;
+    k08 += 2.0f * gx * tx;
+    k18 += 2.0f * gy * ty;
+    k28 += 2.0f * gz * tz;
+    k38 += gy * tx + gx * ty;
+    k48 += gz * tx + gx * tz;
+    k58 += gz * ty + gy * tz;
+    gxx8 += gx * gx;
+    gyy8 += gy * gy;
+    gzz8 += gz * gz;
+    sx8 += gx;
+    sy8 += gy;
+    sz8 += gz;
   }
-  float8 kc = (float8)(k0, k1, k2, k3, k4, k5, 0.0f, 0.0f);
+  const float gxx = hsum8(gxx8), gyy = hsum8(gyy8), gzz = hsum8(gzz8);
+  const float sx = hsum8(sx8), sy = hsum8(sy8), sz = hsum8(sz8);
+  float8 kc = (float8)(hsum8(k08), hsum8(k18), hsum8(k28), hsum8(k38), hsum8(k48), hsum8(k58), 0.0f, 0.0f);
   float3 s = (float3)(sx, sy, sz);
   const uint gc = P->ghost_viscosity ? min(gcount[i], (uint)P->max_ghost_neighbours) : 0u;
   for (uint k = 0; k < gc; ++k) {
@@ -404,29 +418,31 @@ __kernel void conf_pos_sums(int n, int plane, __global const float4* x,
   }
   const float3 xi = x[i].xyz;
   const float3 x0i = x0[i].xyz;
-  __global const float* xs = (__global const float*)x;
-  __global const float* x0s = (__global const float*)x0;
-  __global float* restrict ps = (__global float*)pair;
   const int cnt = (int)min(ncount[i], (uint)P->max_neighbours);
-  float px = 0, py = 0, pz = 0, qx = 0, qy = 0, qz = 0;
-  float a00 = 0, a01 = 0, a02 = 0, a10 = 0, a11 = 0, a12 = 0, a20 = 0, a21 = 0, a22 = 0;
-  float sxx = 0, syy = 0, szz = 0, sxy = 0, sxz = 0, syz = 0;
-  float t00 = 0, t01 = 0, t02 = 0, t10 = 0, t11 = 0, t12 = 0, t20 = 0, t21 = 0, t22 = 0;
-  float gxx = 0, gyy = 0, gzz = 0, sx = 0, sy = 0, sz = 0;
+  // Eight neighbours per step, in 8-lane sums (padding is i itself: p = p0 = 0, and f = 0).
+  float8 px = 0, py = 0, pz = 0, qx = 0, qy = 0, qz = 0;
+  float8 a00 = 0, a01 = 0, a02 = 0, a10 = 0, a11 = 0, a12 = 0, a20 = 0, a21 = 0, a22 = 0;
+  float8 sxx = 0, syy = 0, szz = 0, sxy = 0, sxz = 0, syz = 0;
+  float8 t00 = 0, t01 = 0, t02 = 0, t10 = 0, t11 = 0, t12 = 0, t20 = 0, t21 = 0, t22 = 0;
+  float8 gxx = 0, gyy = 0, gzz = 0, sx = 0, sy = 0, sz = 0;
   const int padded = padded_count(cnt, P->max_neighbours);
-  for (int k = 0; k < padded; ++k) {
-    const uint j = NBR(nbr, i, k, n, P->max_neighbours);
-    // (padding is i itself: p = p0 = 0, and f = 0)
-    const float ax = xs[4 * j] - xi.x, ay = xs[4 * j + 1] - xi.y, az = xs[4 * j + 2] - xi.z;
-    const float bx = x0s[4 * j] - x0i.x, by = x0s[4 * j + 1] - x0i.y, bz = x0s[4 * j + 2] - x0i.z;
+  for (int k = 0; k < padded; k += NBR_PAD) {
+    const uint8 j = nbr8(nbr, i, k, n, P->max_neighbours);
+    float8 ax, ay, az, bx, by, bz;
+    rows8(x, j, &ax, &ay, &az);
+    rows8(x0, j, &bx, &by, &bz);
+    ax -= xi.x;
+    ay -= xi.y;
+    az -= xi.z;
+    bx -= x0i.x;
+    by -= x0i.y;
+    bz -= x0i.z;
     // grad W_ij = f r_ij = -f p_j
-    const float f = (float)(k < cnt) * kernel_grad_factor(ax * ax + ay * ay + az * az, P);
-    const float vj = particle_volume(density[j], P);
-    const int e = 2 * NBR_INDEX(i, k, n, P->max_neighbours);
-    ps[e] = f;
-    ps[e + 1] = vj;
-    const float w = -f * vj;
-    const float gx = w * ax, gy = w * ay, gz = w * az;
+    const float8 f = live8(k, cnt) * kernel_grad_factor8(ax * ax + ay * ay + az * az, P);
+    const float8 vj = P->mass / fmax(gather8(density, j), 0.5f * P->rest_density);
+    store_pair8(pair, i, k, n, P->max_neighbours, f, vj);
+    const float8 w = -f * vj;
+    const float8 gx = w * ax, gy = w * ay, gz = w * az;
     px += ax;
     py += ay;
     pz += az;
@@ -464,6 +480,15 @@ __kernel void conf_pos_sums(int n, int plane, __global const float4* x,
     sy += gy;
     sz += gz;
   }
+  // Row-major A, S (Voigt), row-major T, sum g^2, sum g: planes PSUM_A .. PSUM_G + 2.
+  float o[PSUM_PLANES - 1] = {
+      hsum8(a00), hsum8(a01), hsum8(a02), hsum8(a10), hsum8(a11), hsum8(a12), hsum8(a20),
+      hsum8(a21), hsum8(a22), hsum8(sxx), hsum8(syy), hsum8(szz), hsum8(sxy), hsum8(sxz),
+      hsum8(syz), hsum8(t00), hsum8(t01), hsum8(t02), hsum8(t10), hsum8(t11), hsum8(t12),
+      hsum8(t20), hsum8(t21), hsum8(t22), hsum8(gxx), hsum8(gyy), hsum8(gzz), hsum8(sx),
+      hsum8(sy), hsum8(sz)};
+  const float cpx = hsum8(px), cpy = hsum8(py), cpz = hsum8(pz);
+  const float cqx = hsum8(qx), cqy = hsum8(qy), cqz = hsum8(qz);
   // Hand ghosts (viscous coupling only) enter S, T and s like fluid neighbours that take no
   // correction: p = x_g - x_i, p0 = x0_g - x0_i.
   const uint gc = P->ghost_viscosity ? min(gcount[i], (uint)P->max_ghost_neighbours) : 0u;
@@ -472,35 +497,32 @@ __kernel void conf_pos_sums(int n, int plane, __global const float4* x,
     const float3 p = xg[gi].xyz - xi;
     const float3 p0 = xg[gi].xyz - coupled_ghost_step(xg[gi].xyz - xg0[gi].xyz, P) - x0i;
     const float3 g = gvol[gi] * kernel_grad(-p, dot(p, p), P);
-    sxx += p.x * g.x;
-    syy += p.y * g.y;
-    szz += p.z * g.z;
-    sxy += p.x * g.y;
-    sxz += p.x * g.z;
-    syz += p.y * g.z;
-    t00 += p0.x * g.x;
-    t01 += p0.x * g.y;
-    t02 += p0.x * g.z;
-    t10 += p0.y * g.x;
-    t11 += p0.y * g.y;
-    t12 += p0.y * g.z;
-    t20 += p0.z * g.x;
-    t21 += p0.z * g.y;
-    t22 += p0.z * g.z;
-    sx += g.x;
-    sy += g.y;
-    sz += g.z;
+    o[PSUM_S] += p.x * g.x;
+    o[PSUM_S + 1] += p.y * g.y;
+    o[PSUM_S + 2] += p.z * g.z;
+    o[PSUM_S + 3] += p.x * g.y;
+    o[PSUM_S + 4] += p.x * g.z;
+    o[PSUM_S + 5] += p.y * g.z;
+    o[PSUM_T] += p0.x * g.x;
+    o[PSUM_T + 1] += p0.x * g.y;
+    o[PSUM_T + 2] += p0.x * g.z;
+    o[PSUM_T + 3] += p0.y * g.x;
+    o[PSUM_T + 4] += p0.y * g.y;
+    o[PSUM_T + 5] += p0.y * g.z;
+    o[PSUM_T + 6] += p0.z * g.x;
+    o[PSUM_T + 7] += p0.z * g.y;
+    o[PSUM_T + 8] += p0.z * g.z;
+    o[PSUM_G] += g.x;
+    o[PSUM_G + 1] += g.y;
+    o[PSUM_G + 2] += g.z;
   }
+  // A about the centroid: sum p p0^T - (sum p)(sum p0)^T / N.
   const float inv = 1.0f / (float)(cnt + 1);
-  const float out[PSUM_PLANES] = {
-      a00 - px * qx * inv, a01 - px * qy * inv, a02 - px * qz * inv,
-      a10 - py * qx * inv, a11 - py * qy * inv, a12 - py * qz * inv,
-      a20 - pz * qx * inv, a21 - pz * qy * inv, a22 - pz * qz * inv,
-      sxx, syy, szz, sxy, sxz, syz,
-      t00, t01, t02, t10, t11, t12, t20, t21, t22,
-      gxx, gyy, gzz, sx, sy, sz,
-      P->beta / fmax((float)(cnt + (int)gc), P->rest_neighbours)};
-  for (int c = 0; c < PSUM_PLANES; ++c) sums[c * plane + i] = out[c];
+  const float cp[3] = {cpx, cpy, cpz}, cq[3] = {cqx, cqy, cqz};
+  for (int a = 0; a < 3; ++a)
+    for (int b = 0; b < 3; ++b) o[PSUM_A + 3 * a + b] -= cp[a] * cq[b] * inv;
+  for (int c = 0; c < PSUM_PLANES - 1; ++c) sums[c * plane + i] = o[c];
+  sums[PSUM_COEF * plane + i] = P->beta / fmax((float)(cnt + (int)gc), P->rest_neighbours);
 }
 
 // One step of the rotation extraction of Mueller et al. 2016 on the unit quaternion q (float8

@@ -32,33 +32,36 @@ __kernel void pbf_lambda(int n, __global const float4* x, __global const uint* f
   }
   const float3 xi = x[i].xyz;
   const float v0 = P->rest_volume;
-  // Scalar components in the loop so the compiler can vectorise it across neighbours.
-  __global const float* xs = (__global const float*)x;
-  __global float* restrict ps = (__global float*)pair;
+  // Eight neighbours per step in 8-lane sums (common.cl nbr8/rows8); padding weighs 0.
   const float sk = P->scorr_k, sq = P->scorr_inv_wdq;
-  float sum_w = P->w_zero, gx = 0.0f, gy = 0.0f, gz = 0.0f, sum_grad2 = 0.0f, kappa = 0.0f;
+  float8 sw = 0.0f, gx8 = 0.0f, gy8 = 0.0f, gz8 = 0.0f, g2 = 0.0f, kap = 0.0f;
   const int cnt = (int)min(ncount[i], (uint)P->max_neighbours);
   const int padded = padded_count(cnt, P->max_neighbours);
-  for (int k = 0; k < padded; ++k) {
-    const uint j = NBR(nbr, i, k, n, P->max_neighbours);
-    const float rx = xi.x - xs[4 * j], ry = xi.y - xs[4 * j + 1], rz = xi.z - xs[4 * j + 2];
-    const float r2 = rx * rx + ry * ry + rz * rz;
-    const float live = (float)(k < cnt);  // 0 for padding
-    const float w = live * kernel_w(r2, P);
-    sum_w += w;
-    const float f = live * v0 * kernel_grad_factor(r2, P);
+  for (int k = 0; k < padded; k += NBR_PAD) {
+    const uint8 j = nbr8(nbr, i, k, n, P->max_neighbours);
+    float8 rx, ry, rz;
+    rows8(x, j, &rx, &ry, &rz);
+    rx = xi.x - rx;
+    ry = xi.y - ry;
+    rz = xi.z - rz;
+    const float8 r2 = rx * rx + ry * ry + rz * rz;
+    const float8 live = live8(k, cnt);
+    const float8 w = live * kernel_w8(r2, P);
+    sw += w;
+    const float8 f = live * v0 * kernel_grad_factor8(r2, P);
     // s_corr = -k (W / W(dq))^4
-    const float ws = w * sq;
-    const float ws2 = ws * ws;
-    const int e = 2 * NBR_INDEX(i, k, n, P->max_neighbours);
-    ps[e] = f;
-    ps[e + 1] = sk * ws2 * ws2;
-    gx += f * rx;
-    gy += f * ry;
-    gz += f * rz;
-    sum_grad2 += f * f * r2;
-    kappa -= f * r2;
+    const float8 ws = w * sq;
+    const float8 ws2 = ws * ws;
+    store_pair8(pair, i, k, n, P->max_neighbours, f, sk * ws2 * ws2);
+    gx8 += f * rx;
+    gy8 += f * ry;
+    gz8 += f * rz;
+    g2 += f * f * r2;
+    kap -= f * r2;
   }
+  const float sum_w = P->w_zero + hsum8(sw);
+  float sum_grad2 = hsum8(g2), kappa = hsum8(kap);
+  __global const float* xs = (__global const float*)x;
   if (weighted) {  // media: neighbours of other mass; a separate loop keeps the one above lean
     for (int k = 0; k < cnt; ++k) {
       const uint j = NBR(nbr, i, k, n, P->max_neighbours);
@@ -68,7 +71,7 @@ __kernel void pbf_lambda(int n, __global const float4* x, __global const uint* f
       sum_grad2 += (weight[j].x - 1.0f) * f * f * r2;
     }
   }
-  float3 grad_i = (float3)(gx, gy, gz);
+  float3 grad_i = (float3)(hsum8(gx8), hsum8(gy8), hsum8(gz8));
   float volume = v0 * sum_w;
   wall_volume(xi, P, &volume, &grad_i);
   if (P->density_coupling) {

@@ -136,5 +136,39 @@ TEST(RealTime, StepFrameDoesNotAllocate) {
   EXPECT_GT(field.count, 0u);
 }
 
+// The first frame after a live switch to a material the engine has not run yet (kernels
+// launched for the first time, conformation state reset, bonds cleared) allocates nothing on
+// the fluid thread. PoCL specialises a kernel at its first launch on its own threads, which
+// this cannot see; create() launches every kernel once so that stall is gone too
+// (bench/fluid/material_switch_bench.cpp measures it).
+TEST(RealTime, FirstSwitchToEachMaterialDoesNotAllocate) {
+  auto e = make_engine(config());
+  ASSERT_TRUE(e);
+  ASSERT_FALSE(e->load_scene(scene()));
+  static ContactField field;
+  FluidStats st;
+  HandFrame prev = hand(0);
+  Material honey = config().material;  // DC-PBD, tau = 0, Chebyshev-accelerated sweeps
+  honey.model = MaterialModel::Viscoelastic;
+  honey.alpha = 0.005f;
+  honey.velocity_iterations = 8;
+  honey.chebyshev = 0.95f;
+  const Material cream = config(MaterialModel::Viscoelastic).material;  // elastic memory
+  const Material clay = config(MaterialModel::Clay).material;
+  e->step_frame(hand(1), &prev, 1.0 / 90.0, field, st);  // water has run once
+  prev = hand(1);
+  sonoflow::test::AllocationScope scope;
+  int k = 2;
+  for (const Material* m : {static_cast<const Material*>(&honey), &cream, &clay}) {
+    EXPECT_FALSE(e->set_material(*m));
+    const HandFrame now = hand(k++);
+    e->step_frame(now, &prev, 1.0 / 90.0, field, st);
+    prev = now;
+    EXPECT_EQ(st.non_finite, 0);
+  }
+  EXPECT_EQ(scope.allocations(), 0u);
+  EXPECT_EQ(st.device_errors, 0);
+}
+
 }  // namespace
 }  // namespace sonoflow::fluid::test
