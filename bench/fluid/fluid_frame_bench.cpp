@@ -15,7 +15,6 @@
 // second (particles x substeps x sweeps / wall time), and what the hand feels: the mean force
 // of the fluid on it (N). Set SONOFLOW_FLUID_PROFILE=1 to print the device time per kernel.
 #include <benchmark/benchmark.h>
-#include <sys/resource.h>
 
 #include <algorithm>
 #include <chrono>
@@ -24,26 +23,18 @@
 #include <cstdlib>
 #include <vector>
 
+#include "bench/support/frame_timing.hpp"
+#include "bench/support/stirred_pool.hpp"
 #include "kernels/fluid/fluid_engine.hpp"
 #include "kernels/fluid/material.hpp"
-#include "tests/kernels/fluid/hand_fixture.hpp"
 
 namespace {
 
 using namespace sonoflow;
 using namespace sonoflow::fluid;
 
-double process_cpu_ms() {
-  rusage u{};
-  getrusage(RUSAGE_SELF, &u);
-  return 1e3 * static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
-         1e-3 * static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
-}
-
-double percentile(std::vector<double> v, double q) {
-  std::sort(v.begin(), v.end());
-  return v[std::min(v.size() - 1, static_cast<std::size_t>(q * static_cast<double>(v.size() - 1) + 0.5))];
-}
+using bench::percentile;
+using bench::process_cpu_ms;
 
 void frames(benchmark::State& state, bool viscoelastic, int substeps = 0, int velocity_sweeps = -1,
             bool no_slip = true) {
@@ -53,14 +44,8 @@ void frames(benchmark::State& state, bool viscoelastic, int substeps = 0, int ve
     state.SkipWithError(lib.error().message.c_str());
     return;
   }
-  constexpr float d = 0.01f, depth = 0.08f, floor_z = 0.10f;
-  const int side = static_cast<int>(std::lround(std::sqrt(wanted / (depth / d))));
-  const float half = 0.5f * static_cast<float>(side) * d;
-  FluidConfig c;
-  c.max_particles = wanted + 1000;
-  c.particle_spacing = d;
-  c.domain_min = {-half - 0.05f, -half - 0.05f, floor_z - 0.03f};
-  c.domain_max = {half + 0.05f, half + 0.05f, floor_z + 0.25f};
+  const bench::StirredPool pool(wanted);
+  FluidConfig c = pool.config(wanted);
   c.profile = std::getenv("SONOFLOW_FLUID_PROFILE") != nullptr;
   c.hand.viscous_coupling = no_slip;
   if (viscoelastic) {
@@ -78,20 +63,11 @@ void frames(benchmark::State& state, bool viscoelastic, int substeps = 0, int ve
     return;
   }
   FluidEngine& e = *created.value();
-  Scene scene;
-  scene.shapes.push_back(Shape::box({-half, -half, floor_z}, {half, half, floor_z + 0.2f}));
-  scene.blocks.push_back({{-half, -half, floor_z}, {half, half, floor_z + depth}});
-  if (auto err = e.load_scene(scene)) {
+  if (auto err = e.load_scene(pool.filled())) {
     state.SkipWithError(err->message.c_str());
     return;
   }
-  // The hand stirs: palm 2 cm deep, circling at 0.3 m/s.
-  auto hand = [&](int k) {
-    const float t = static_cast<float>(k) / 90.0f, r = 0.3f * half;
-    return fluid::test::flat_hand({r * std::cos(0.3f / r * t), r * std::sin(0.3f / r * t),
-                                   floor_z + depth - 0.02f},
-                                  static_cast<std::uint64_t>(k), 0);
-  };
+  const auto hand = [&](int k) { return pool.hand(k); };
   static ContactField field;
   FluidStats st;
   HandFrame prev = hand(0);
@@ -149,7 +125,7 @@ void honey_schedule(benchmark::State& state) {
 
 }  // namespace
 
-BENCHMARK(water)->Arg(2000)->Arg(5000)->Arg(8000)->Arg(10000)->Arg(12000)->Arg(14000)->Arg(20000)->Iterations(180)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(water)->Arg(2000)->Arg(5000)->Arg(8000)->Arg(10000)->Arg(10368)->Arg(12000)->Arg(14000)->Arg(20000)->Iterations(180)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(honey_one_substep)->Arg(1500)->Arg(2000)->Arg(5000)->Arg(10000)->Iterations(90)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(honey_slip)->Arg(2000)->Arg(5000)->Iterations(45)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(honey_schedule)

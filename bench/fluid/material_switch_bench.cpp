@@ -11,28 +11,24 @@
 // launch still loads each kernel's library. The warm:0 rows run first: PoCL also keeps the
 // kernels it loaded for the rest of the process.
 #include <benchmark/benchmark.h>
-#include <sys/resource.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <vector>
 
+#include "bench/support/frame_timing.hpp"
+#include "bench/support/stirred_pool.hpp"
 #include "kernels/fluid/fluid_engine.hpp"
 #include "kernels/fluid/material.hpp"
-#include "tests/kernels/fluid/hand_fixture.hpp"
 
 namespace {
 
 using namespace sonoflow;
 using namespace sonoflow::fluid;
 
-double process_cpu_ms() {
-  rusage u{};
-  getrusage(RUSAGE_SELF, &u);
-  return 1e3 * static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
-         1e-3 * static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
-}
+using bench::percentile;
+using bench::process_cpu_ms;
 
 struct FrameCost {
   double wall_ms = 0, cpu_ms = 0;
@@ -46,14 +42,8 @@ void material_switch(benchmark::State& state) {
     state.SkipWithError("material presets missing");
     return;
   }
-  constexpr float d = 0.01f, depth = 0.08f, floor_z = 0.10f;
-  const int side = static_cast<int>(std::lround(std::sqrt(wanted / (depth / d))));
-  const float half = 0.5f * static_cast<float>(side) * d;
-  FluidConfig c;
-  c.max_particles = wanted + 1000;
-  c.particle_spacing = d;
-  c.domain_min = {-half - 0.05f, -half - 0.05f, floor_z - 0.03f};
-  c.domain_max = {half + 0.05f, half + 0.05f, floor_z + 0.25f};
+  const bench::StirredPool pool(wanted);
+  FluidConfig c = pool.config(wanted);
   c.material = *lib->find("water");
   c.warm_kernels = warm;
   const auto t_create = std::chrono::steady_clock::now();
@@ -64,19 +54,11 @@ void material_switch(benchmark::State& state) {
     return;
   }
   FluidEngine& e = *created.value();
-  Scene scene;
-  scene.shapes.push_back(Shape::box({-half, -half, floor_z}, {half, half, floor_z + 0.2f}));
-  scene.blocks.push_back({{-half, -half, floor_z}, {half, half, floor_z + depth}});
-  if (auto err = e.load_scene(scene)) {
+  if (auto err = e.load_scene(pool.filled())) {
     state.SkipWithError(err->message.c_str());
     return;
   }
-  auto hand = [&](int k) {
-    const float t = static_cast<float>(k) / 90.0f, r = 0.3f * half;
-    return fluid::test::flat_hand({r * std::cos(0.3f / r * t), r * std::sin(0.3f / r * t),
-                                   floor_z + depth - 0.02f},
-                                  static_cast<std::uint64_t>(k), 0);
-  };
+  const auto hand = [&](int k) { return pool.hand(k); };
   static ContactField field;
   FluidStats st;
   HandFrame prev = hand(0);
@@ -90,10 +72,7 @@ void material_switch(benchmark::State& state) {
     prev = now;
     return FrameCost{1e3 * dt.count(), process_cpu_ms() - cpu0};
   };
-  auto median = [](std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
-  };
+  const auto median = [](const std::vector<double>& v) { return percentile(v, 0.5); };
   for (auto _ : state) {  // one pass: each engine switches once to each material
     for (int f = 0; f < 20; ++f) frame();
     for (const char* name : {"honey", "clay"}) {

@@ -9,7 +9,6 @@
 // budget is 11.1 ms), process CPU per frame, and the ratio to water is read across rows of one
 // run. SONOFLOW_FLUID_PROFILE=1 prints the device time per kernel.
 #include <benchmark/benchmark.h>
-#include <sys/resource.h>
 
 #include <algorithm>
 #include <chrono>
@@ -18,26 +17,18 @@
 #include <cstdlib>
 #include <vector>
 
+#include "bench/support/frame_timing.hpp"
+#include "bench/support/stirred_pool.hpp"
 #include "kernels/fluid/fluid_engine.hpp"
 #include "kernels/fluid/material.hpp"
-#include "tests/kernels/fluid/hand_fixture.hpp"
 
 namespace {
 
 using namespace sonoflow;
 using namespace sonoflow::fluid;
 
-double process_cpu_ms() {
-  rusage u{};
-  getrusage(RUSAGE_SELF, &u);
-  return 1e3 * static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
-         1e-3 * static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
-}
-
-double percentile(std::vector<double> v, double q) {
-  std::sort(v.begin(), v.end());
-  return v[std::min(v.size() - 1, static_cast<std::size_t>(q * static_cast<double>(v.size() - 1) + 0.5))];
-}
+using bench::percentile;
+using bench::process_cpu_ms;
 
 enum class Medium { Water, Mixing, MoltenMetal };
 
@@ -48,15 +39,10 @@ void frames(benchmark::State& state, Medium medium) {
     state.SkipWithError(lib.error().message.c_str());
     return;
   }
-  constexpr float d = 0.01f, depth = 0.08f, floor_z = 0.10f;
-  const int side = static_cast<int>(std::lround(std::sqrt(wanted / (depth / d))));
-  const float half = 0.5f * static_cast<float>(side) * d;
+  const bench::StirredPool pool(wanted);
+  const float half = pool.half, floor_z = bench::StirredPool::kFloorZ, depth = bench::StirredPool::kDepth;
   const float middle = floor_z + 0.5f * depth;
-  FluidConfig c;
-  c.max_particles = wanted + 1000;
-  c.particle_spacing = d;
-  c.domain_min = {-half - 0.05f, -half - 0.05f, floor_z - 0.03f};
-  c.domain_max = {half + 0.05f, half + 0.05f, floor_z + 0.25f};
+  FluidConfig c = pool.config(wanted);
   c.profile = std::getenv("SONOFLOW_FLUID_PROFILE") != nullptr;
   const char* name = medium == Medium::Water ? "water" : medium == Medium::Mixing ? "mixing" : "molten_steel";
   c.material = *lib->find(name);
@@ -85,8 +71,7 @@ void frames(benchmark::State& state, Medium medium) {
     return;
   }
   FluidEngine& e = *created.value();
-  Scene scene;
-  scene.shapes.push_back(Shape::box({-half, -half, floor_z}, {half, half, floor_z + 0.2f}));
+  Scene scene = pool.container();
   scene.blocks.push_back(lower);
   scene.blocks.push_back(upper);
   if (auto err = e.load_scene(scene)) {
@@ -100,13 +85,7 @@ void frames(benchmark::State& state, Medium medium) {
     arc.radius = 0.01f;
     e.set_heat_source(arc);
   }
-  // The hand stirs: palm 2 cm deep, circling at 0.3 m/s.
-  auto hand = [&](int k) {
-    const float t = static_cast<float>(k) / 90.0f, r = 0.3f * half;
-    return fluid::test::flat_hand({r * std::cos(0.3f / r * t), r * std::sin(0.3f / r * t),
-                                   floor_z + depth - 0.02f},
-                                  static_cast<std::uint64_t>(k), 0);
-  };
+  const auto hand = [&](int k) { return pool.hand(k); };
   static ContactField field;
   FluidStats st;
   HandFrame prev = hand(0);
