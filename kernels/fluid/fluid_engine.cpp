@@ -259,7 +259,10 @@ Status FluidEngine::Impl::allocate() {
   s.ghost_capacity = cfg.max_ghosts;
   // Lists hold whole groups of 8 entries (cl/common.cl NBR_PAD: the 8-neighbour loops).
   s.max_neighbours = (cfg.max_neighbours + 7) / 8 * 8;
-  s.max_ghost_neighbours = std::max(16, cfg.max_neighbours / 2);
+  // As many ghosts as fluid neighbours: a particle at a finger between the palm's cross pieces
+  // has up to ~50 ghosts within h at the default ghost spacing; a list that drops some lets the
+  // fluid into the hand there (and the dropped pairs leave the reaction, match_ghost_lists).
+  s.max_ghost_neighbours = s.max_neighbours;
   auto field = [&](Field& f, int words) {
     f.words = words;
     f.a = make_buffer(ctx, cap * 4 * static_cast<std::size_t>(words), err);

@@ -698,8 +698,10 @@ __kernel void ghost_conf_reaction(int ng, __global const float4* xg, __global co
   for (uint k = 0; k < cnt; ++k) {
     const uint i = NBR(fnbr, g, k, ng, P->max_neighbours);
     const float3 r = x[i].xyz - xgg;
-    const float ni = (float)max(min(ncount[i], (uint)P->max_neighbours) +
-                                    min(gcount[i], (uint)P->max_ghost_neighbours), 1u);
+    // n_i floored as in the sweeps (conf_vel_setup, conf_pos_sums): the fluid's own share.
+    const float ni = fmax((float)(min(ncount[i], (uint)P->max_neighbours) +
+                                  min(gcount[i], (uint)P->max_ghost_neighbours)),
+                          P->rest_neighbours);
     d += (P->beta / ni) * voigt_sym_t(kernel_grad(r, dot(r, r), P), dlambda[i]);
   }
   gimpulse[g] += (float4)(P->mass * scale * gvol[g] * d, 0.0f);

@@ -52,6 +52,28 @@ __kernel void build_neighbours(int nq, __global const float4* xq, __global const
   }
 }
 
+// Newton's third law needs one set of fluid-ghost pairs seen from both sides: every reaction
+// kernel sums over the ghost->fluid list what the fluid kernels applied over the fluid->ghost
+// list. A fluid particle with more ghosts within h than its list holds keeps only the first
+// `gcap` (the list's scan order); this drops from each ghost's list the fluid particles whose
+// own list dropped that ghost, so the hand is never pushed back by a push the fluid never got.
+__kernel void match_ghost_lists(int ng, int n, __global const uint* gnbr,
+                                __global const uint* gcount, int gcap, P_CONST P,
+                                __global uint* fnbr, __global uint* fcount) {
+  const int g = get_global_id(0);
+  if (g >= ng) return;
+  const uint cnt = min(fcount[g], (uint)P->max_neighbours);
+  uint kept = 0;
+  for (uint k = 0; k < cnt; ++k) {
+    const uint i = NBR(fnbr, g, k, ng, P->max_neighbours);
+    bool seen = gcount[i] <= (uint)gcap;  // the common case: i's list holds every ghost it found
+    for (uint m = 0; !seen && m < (uint)gcap; ++m) seen = NBR(gnbr, i, m, n, gcap) == (uint)g;
+    NBR(fnbr, g, kept, ng, P->max_neighbours) = i;
+    kept += seen ? 1u : 0u;
+  }
+  if (kept < cnt) fcount[g] = kept;
+}
+
 // Ghost volumes (after Akinci et al. 2012): V_g = 1 / (2 sum_k W(x_g - x_k)) over the ghosts near
 // g, so a single layer of ghosts acts as a boundary of the right density whatever its sampling.
 __kernel void ghost_volume(int ng, __global const float4* xg, __global const uint* gflags,

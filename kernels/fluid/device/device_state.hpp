@@ -61,7 +61,7 @@ struct DeviceState {
   cl::Buffer media_params, media_weight;
 
   int max_neighbours = 64;
-  int max_ghost_neighbours = 48;
+  int max_ghost_neighbours = 64;
 };
 
 }  // namespace sonoflow::fluid

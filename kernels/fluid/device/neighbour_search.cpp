@@ -13,6 +13,7 @@ Expected<NeighbourSearch> NeighbourSearch::create(const ClRuntime& rt) {
                            {&ns.scatter_, "scatter"},             {&ns.sort_cells_, "sort_cells"},
                            {&ns.gather_words_, "gather_words"},   {&ns.update_id_map_, "update_id_map"},
                            {&ns.build_neighbours_, "build_neighbours"},
+                           {&ns.match_ghost_lists_, "match_ghost_lists"},
                            {&ns.ghost_volume_, "ghost_volume"}};
   for (const auto& e : entries) {
     auto k = rt.kernel(e.name);
@@ -71,6 +72,8 @@ void NeighbourSearch::build_lists(Launcher& launch, DeviceState& s) {
   launch.run(build_neighbours_, s.ng, s.ng, s.xg, s.g_flags, s.fluid_grid.cell_start,
              s.fluid_grid.perm, direct, s.x.a, include, no_pad, s.max_neighbours, s.params,
              s.g_nbr, s.g_nbr_count);
+  launch.run(match_ghost_lists_, s.ng, s.ng, s.n, s.gnbr, s.gnbr_count, s.max_ghost_neighbours,
+             s.params, s.g_nbr, s.g_nbr_count);
   launch.run(ghost_volume_, s.ng, s.ng, s.xg, s.g_flags, s.ghost_grid.cell_start,
              s.ghost_grid.perm, s.params, s.g_volume);
 }

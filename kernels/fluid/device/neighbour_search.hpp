@@ -27,15 +27,16 @@ class NeighbourSearch {
   // id -> slot map.
   void reorder_fluid(Launcher& launch, DeviceState& s, Travel travel);
 
-  // Fluid->fluid (padded, cl/common.cl NBR_PAD), fluid->ghost and ghost->fluid lists, and the
-  // ghost volumes.
+  // Fluid->fluid (padded, cl/common.cl NBR_PAD), fluid->ghost and ghost->fluid lists (the
+  // same pairs both ways, also when a fluid particle has more ghosts than its list holds),
+  // and the ghost volumes.
   void build_lists(Launcher& launch, DeviceState& s);
 
  private:
   void gather(Launcher& launch, DeviceState& s, Field& f);
 
   cl::Kernel count_cells_, scan_blocks_, scan_tops_, scan_add_, scatter_, sort_cells_;
-  cl::Kernel gather_words_, update_id_map_, build_neighbours_, ghost_volume_;
+  cl::Kernel gather_words_, update_id_map_, build_neighbours_, match_ghost_lists_, ghost_volume_;
 };
 
 }  // namespace sonoflow::fluid

@@ -305,5 +305,77 @@ TEST(Hand, NoSlipHandFeelsViscousDragInHoney) {
   EXPECT_DOUBLE_EQ(water_slow, water_slip);
 }
 
+
+// Newton's third law between the hand and the fluid: with no gravity and nothing else in reach,
+// the momentum a free-floating block gains while the hand sweeps through it is the impulse the
+// fluid gives back to the hand (the summed hand force times the frame time).
+struct MomentumBalance {
+  double fluid = 0;  // kg m/s, the fluid's momentum change along x
+  double hand = 0;   // kg m/s, the summed impulse of the fluid on the hand along x
+};
+
+struct Sweep {
+  bool density_coupling = true;
+  float ghost_spacing = 0;  // m (0: the particle spacing)
+  int max_neighbours = 64;  // list capacity (fluid->fluid and fluid->ghost)
+  float block_x = -0.02f;   // m, the block's back face (the fingertips start at x = -0.035)
+};
+
+MomentumBalance sweep_through_free_block(const Material& m, const Sweep& sw) {
+  FluidConfig c;
+  c.max_particles = 2000;
+  c.max_neighbours = sw.max_neighbours;
+  c.particle_spacing = 0.01f;
+  c.domain_min = {-0.7f, -0.5f, -0.3f};  // room for the spray the hand throws
+  c.domain_max = {0.5f, 0.5f, 0.7f};
+  c.gravity = {0, 0, 0};
+  c.material = m;
+  c.hand.density_coupling = sw.density_coupling;
+  c.hand.ghost_spacing = sw.ghost_spacing;
+  MomentumBalance r;
+  auto e = make_engine(c);
+  if (!e) return r;
+  Scene s;  // no container: a 12 x 12 x 8 cm block floats in front of the hand
+  s.blocks.push_back({{sw.block_x, -0.06f, 0.15f}, {sw.block_x + 0.12f, 0.06f, 0.23f}});
+  EXPECT_FALSE(e->load_scene(s));
+  const FluidStats settled = run(*e, 5);
+  static ContactField field;
+  FluidStats st;
+  const double dt = 1.0 / 90.0;
+  constexpr float speed = 0.4f, x0 = -0.15f, z = 0.19f;  // the palm at mid-height, along +x
+  HandFrame prev = flat_hand({x0, 0.0f, z}, 0, 0);
+  for (int k = 1; k <= 30; ++k) {
+    const float x = x0 + speed * static_cast<float>(k * dt);
+    HandFrame now = flat_hand({x, 0.0f, z}, static_cast<std::uint64_t>(k), 0);
+    e->step_frame(now, &prev, dt, field, st);
+    prev = now;
+    EXPECT_EQ(st.non_finite, 0);
+    EXPECT_EQ(st.removed, 0) << "a particle leaving the domain takes momentum with it; frame " << k;
+    r.hand += st.hand_force.x * dt;
+  }
+  r.fluid = st.momentum.x - settled.momentum.x;
+  std::printf("%s (density coupling %d, ghost spacing %.3f m, lists %d, block from x = %.2f m): "
+              "fluid momentum change %+.5f kg m/s, impulse on the hand %+.5f kg m/s\n",
+              m.name.c_str(), sw.density_coupling ? 1 : 0, sw.ghost_spacing, sw.max_neighbours,
+              sw.block_x, r.fluid, r.hand);
+  return r;
+}
+
+TEST(Hand, ImpulseOnTheHandIsTheMomentumTheFluidGains) {
+  const auto lib = MaterialLibrary::load(SONOFLOW_MATERIALS_DIR);
+  ASSERT_TRUE(lib);
+  const Material& water = *lib->find("water");
+
+  // Contact only; with the ghosts' boundary density (the default); the fingers starting 2.5 cm
+  // deep in the block (many ghosts within h of one particle); and ghosts so dense that a fluid
+  // particle finds more of them within h than its 32-entry list holds.
+  for (const Sweep sw : {Sweep{.density_coupling = false}, Sweep{}, Sweep{.block_x = -0.06f},
+                         Sweep{.ghost_spacing = 0.004f, .max_neighbours = 32}}) {
+    const MomentumBalance b = sweep_through_free_block(water, sw);
+    EXPECT_GT(b.fluid, 0.005) << "the hand pushes the block along +x";
+    EXPECT_NEAR(b.hand, -b.fluid, 0.005 * b.fluid);
+  }
+}
+
 }  // namespace
 }  // namespace sonoflow::fluid::test
