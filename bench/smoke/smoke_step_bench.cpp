@@ -13,7 +13,6 @@
 // SONOFLOW_SMOKE_ADVECTION=maccormack switches the advection; SONOFLOW_SMOKE_KERNELS=1 prints
 // phases/N's device time per kernel.
 #include <benchmark/benchmark.h>
-#include <sys/resource.h>
 
 #include <algorithm>
 #include <chrono>
@@ -25,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/support/frame_timing.hpp"
 #include "kernels/smoke/smoke_engine.hpp"
 #include "kernels/smoke/smoke_toml.hpp"
 #include "tests/kernels/smoke/smoke_test_support.hpp"
@@ -34,17 +34,8 @@ namespace {
 using namespace sonoflow;
 using namespace sonoflow::smoke;
 
-double process_cpu_ms() {
-  rusage u{};
-  getrusage(RUSAGE_SELF, &u);
-  return 1e3 * static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
-         1e-3 * static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
-}
-
-double percentile(std::vector<double> v, double q) {
-  std::sort(v.begin(), v.end());
-  return v[std::min(v.size() - 1, static_cast<std::size_t>(q * static_cast<double>(v.size() - 1) + 0.5))];
-}
+using bench::percentile;
+using bench::process_cpu_ms;
 
 const char* phase_of(const std::string& kernel) {
   static const std::map<std::string, const char*> phases = {
