@@ -302,20 +302,7 @@ Status SmokeEngine::load_scene(const SmokeScene& scene) {
 Status SmokeEngine::apply_live(const SmokeLive& live) {
   if (auto err = validate(live)) return err;
   Impl& m = *impl_;
-  SmokeConfig& c = m.cfg;
-  c.advection = live.advection;
-  c.pressure.tolerance = live.tolerance;
-  c.pressure.max_iterations = live.max_iterations;
-  c.pressure.sor_omega = live.sor_omega;
-  c.pressure.check_every = live.check_every;
-  c.gravity = live.gravity;
-  c.body_force = live.body_force;
-  c.smoke_weight = live.smoke_weight;
-  c.heat_lift = live.heat_lift;
-  c.vorticity = live.vorticity;
-  c.smoke_decay = live.smoke_decay;
-  c.heat_decay = live.heat_decay;
-  c.max_hand_speed = live.max_hand_speed;
+  smoke::apply_live(m.cfg, live);  // smoke_live.cpp: the same fields a reload copies
   // The parameter block follows with the sources (upload_sources refills it).
   return m.upload_sources(std::span(live.jets, static_cast<std::size_t>(live.jet_count)),
                           std::span(live.plumes, static_cast<std::size_t>(live.plume_count)));

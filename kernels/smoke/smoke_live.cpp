@@ -42,8 +42,7 @@ SmokeLive live_part(const SmokeSetup& setup) {
   return l;
 }
 
-void apply_live(SmokeSetup& setup, const SmokeLive& l) {
-  SmokeConfig& c = setup.config;
+void apply_live(SmokeConfig& c, const SmokeLive& l) {
   c.advection = l.advection;
   c.pressure.tolerance = l.tolerance;
   c.pressure.max_iterations = l.max_iterations;
@@ -57,6 +56,10 @@ void apply_live(SmokeSetup& setup, const SmokeLive& l) {
   c.smoke_decay = l.smoke_decay;
   c.heat_decay = l.heat_decay;
   c.max_hand_speed = l.max_hand_speed;
+}
+
+void apply_live(SmokeSetup& setup, const SmokeLive& l) {
+  apply_live(setup.config, l);
   setup.scene.jets.assign(l.jets, l.jets + std::clamp(l.jet_count, 0, kMaxSources));
   setup.scene.plumes.assign(l.plumes, l.plumes + std::clamp(l.plume_count, 0, kMaxSources));
 }

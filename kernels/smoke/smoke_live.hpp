@@ -38,6 +38,8 @@ struct SmokeLive {
 SmokeLive live_part(const SmokeSetup& setup);
 // `setup` with the live part replaced by `live` (allocates: config side only).
 void apply_live(SmokeSetup& setup, const SmokeLive& live);
+// The live values into a config (the engine's own, between frames; no allocation).
+void apply_live(SmokeConfig& config, const SmokeLive& live);
 // BadConfig or BadScene naming the first value out of range, or nothing; allocates only the
 // message of an error.
 opencl::Status validate(const SmokeLive& live);
