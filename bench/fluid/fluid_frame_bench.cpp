@@ -21,6 +21,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 #include <vector>
 
 #include "bench/support/frame_timing.hpp"
@@ -57,16 +58,13 @@ void frames(benchmark::State& state, bool viscoelastic, int substeps = 0, int ve
     c.material.substeps = 1;
     c.material.iterations = 4;
   }
-  auto created = FluidEngine::create(c);
-  if (!created) {
-    state.SkipWithError(created.error().message.c_str());
+  std::string error;
+  const auto engine = pool.filled_engine(c, error);
+  if (!engine) {
+    state.SkipWithError(error.c_str());
     return;
   }
-  FluidEngine& e = *created.value();
-  if (auto err = e.load_scene(pool.filled())) {
-    state.SkipWithError(err->message.c_str());
-    return;
-  }
+  FluidEngine& e = *engine;
   const auto hand = [&](int k) { return pool.hand(k); };
   static ContactField field;
   FluidStats st;

@@ -4,6 +4,8 @@
 // flat hand circling in it 2 cm below the surface at 0.3 m/s - as the daemon runs a stirred pool.
 #include <cmath>
 #include <cstdint>
+#include <memory>
+#include <string>
 
 #include "kernels/fluid/fluid_engine.hpp"
 #include "tests/kernels/fluid/hand_fixture.hpp"
@@ -38,6 +40,19 @@ struct StirredPool {
     fluid::Scene s = container();
     s.blocks.push_back({{-half, -half, kFloorZ}, {half, half, kFloorZ + kDepth}});
     return s;
+  }
+  // An engine on `c` holding the filled pool; null and `error` set when either step fails.
+  std::unique_ptr<fluid::FluidEngine> filled_engine(const fluid::FluidConfig& c, std::string& error) const {
+    auto created = fluid::FluidEngine::create(c);
+    if (!created) {
+      error = created.error().message;
+      return nullptr;
+    }
+    if (auto err = created.value()->load_scene(filled())) {
+      error = err->message;
+      return nullptr;
+    }
+    return std::move(created.value());
   }
   // The hand at frame k (1/90 s frames).
   HandFrame hand(int k) const {
