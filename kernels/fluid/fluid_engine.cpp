@@ -797,7 +797,8 @@ void FluidEngine::step_frame(const HandFrame& newest, const HandFrame* previous,
 
   // Read-back: statistics and the ghosts' impulses; nothing else leaves the device.
   L.run(m.stats_kernel, kStatLanes, m.s.n, m.s.x.a, m.s.v.a, m.s.flags.a, m.s.density,
-        m.s.nbr_count, m.s.lambda_sum, m.s.contact, m.s.params, m.s.stats, m.s.media_weight);
+        m.s.nbr_count, m.s.lambda_sum, m.s.contact, m.s.params, m.s.stats, m.s.media_weight,
+        m.s.gnbr_count, m.s.ng, m.s.g_flags);
   L.record(q.enqueueReadBuffer(m.s.stats, CL_FALSE, 0, m.stats_host.size() * 4, m.stats_host.data()));
   m.media->enqueue_stats(L, m.s);
   if (m.s.ng > 0) {
@@ -859,6 +860,7 @@ void FluidEngine::Impl::read_stats(FluidStats& st) {
   st.centroid = {static_cast<float>(w[14] * inv), static_cast<float>(w[15] * inv),
                  static_cast<float>(w[16] * inv)};
   st.neighbour_overflow = static_cast<int>(w[17]);
+  st.ghost_list_overflow = static_cast<int>(w[23]);
   st.max_pressure = static_cast<float>(w[18]);
   st.wall_contacts = static_cast<int>(w[19]);
   st.wall_force = {-static_cast<float>(w[20]), -static_cast<float>(w[21]), -static_cast<float>(w[22])};

@@ -43,6 +43,9 @@ struct FluidStats {
   int removed = 0;                  // removed this frame: left the domain or became non-finite
   int non_finite = 0;               // of those, non-finite (a NaN sentinel: should stay 0)
   int neighbour_overflow = 0;       // particles with more neighbours than max_neighbours
+  int ghost_list_overflow = 0;      // fluid particles with more hand/tool ghosts within h than
+                                    // max_neighbours, and ghosts with more fluid particles (the
+                                    // dropped pairs neither push nor react); last substep
   int wall_contacts = 0;            // particles the walls corrected in the last substep
   Vec3f wall_force;                 // N, force of the fluid on the walls in the last substep
   float mean_compression = 0;       // mean of max(rho / rho0 - 1, 0) over the particles

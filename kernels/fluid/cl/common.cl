@@ -10,6 +10,8 @@
 #define FLAG_DEAD 1u      // removed; sorted to the end and skipped by every kernel
 #define FLAG_ANCHOR 2u    // a wall friction anchor is set
 #define FLAG_NAN 4u       // removed because its state became non-finite
+// 8u: FLAG_SOLID (media_common.cl)
+#define FLAG_LIST_FULL 16u  // ghosts: this substep's list of fluid particles within h dropped some
 
 #define MAX_SHAPES 8
 #define SHAPE_BOX 0       // fluid inside an axis-aligned box: p = min corner, n = max corner

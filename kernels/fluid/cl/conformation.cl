@@ -13,15 +13,27 @@
 // (3.11, 3.17):
 //
 //   dlambda_i = (-C_i - at lambda_i) / (diag(J_i J_i^T) + at),   at = alpha/dt (u), alpha/dt^2 (x)
-//   du_i / dx_i = (beta / n_i) sum_j J_ji^T dlambda_j                              (3.12, 3.18)
+//   du_k / dx_k = sum_i (beta / n_i) J_ik^T dlambda_i                             (3.12, 3.18)
 //
-// with unit particle masses (the thesis' alpha values assume them). Hand ghosts enter as
-// neighbours that move with the hand and take no correction (no-slip, kinematic).
+// with unit particle masses (the thesis' alpha values assume them). The relaxation beta / n_i
+// belongs to the constraint, not to the particle receiving the correction: the Jacobian rows
+// J_ik of one constraint sum to zero over its particles (translation invariance), so every
+// constraint then moves its particles - ghosts included - without changing their total
+// momentum, and the ghosts' reaction is exactly what the fluid gains. n_i counts i's fluid
+// neighbours (the particles its correction moves), floored at the lattice count. Hand ghosts
+// enter as neighbours that move with the hand and take no correction (no-slip, kinematic).
 // At the end of a substep Q solves (1 + dt/tau) Q - dt (Q L + L^T Q) = Q0 + (dt/tau) I (3.6),
 // or is reset to I when tau = 0.
 
 inline float particle_volume(float density, P_CONST P) {
   return P->mass / fmax(density, 0.5f * P->rest_density);
+}
+
+// beta / n_i of constraint i with `fluid_neighbours` fluid neighbours. Ghosts are not counted:
+// they take no correction, and counting them weakened the constraints next to the hand (the
+// no-slip drag fell by a fifth).
+inline float relaxation(int fluid_neighbours, P_CONST P) {
+  return P->beta / fmax((float)fluid_neighbours, P->rest_neighbours);
 }
 
 // ---- velocity level ----------------------------------------------------------------------------
@@ -33,11 +45,8 @@ inline float particle_volume(float density, P_CONST P) {
 //   conf_vel_setup   per pair (f_ij, V_j) into `pair` (grad W_ij = f_ij (x_i - x_j)); per
 //                    particle the constant parts of
 //                    C_i and of diag(J_i J_i^T) into `vconst`
-//   conf_vel_lambda  dlambda_i (3.11)              } x velocity_iterations
-//   conf_vel_apply   u_i += (beta / n_i) J^T dl  (3.12) }
-// With the hand coupled (viscous coupling), conf_vel_lambda also sums dlambda over the sweeps
-// (sum_mode 1: first sweep, 2: the others): the Jacobians are constant, so the ghosts' share of
-// all sweeps is one ghost_conf_reaction on that sum.
+//   conf_vel_lambda  dlambda_i (3.11)                } x velocity_iterations
+//   conf_vel_apply   u_k += sum_i (beta / n_i) J_ik^T dl_i (3.12) }
 // Both sweep kernels can mix their result with the iterate before last (Chebyshev
 // semi-iterative acceleration, Wang 2015): y_k+1 = w (y_jacobi - y_k-1) + y_k-1, with the
 // weights w of the host (w = 1 in the first sweep: plain Jacobi, history only). `chebyshev` = 0
@@ -45,6 +54,13 @@ inline float particle_volume(float density, P_CONST P) {
 // plain Jacobi: mixing its iterates too diverged after violent impacts (a honey block thrown at
 // 10 m/s against a wall stayed at the speed clamp), while a resting body's surface particles
 // still mix (without them a small viscous cube slumps).
+// With the hand coupled (viscous coupling), the last conf_vel_lambda also writes
+// (beta dt / n_i) lambda_i for the ghosts' reaction: the Jacobians are constant and the
+// multipliers start at zero, so one ghost_conf_reaction on the final multipliers is the share of
+// all sweeps, Chebyshev mixing included (velocities and multipliers mix with the same weights,
+// so u = u0 + sum_i (beta dt / n_i) J_i^T lambda_i holds through the sweeps wherever a
+// constraint and the particles it moves mix alike; the raw steps dlambda would miss the mixing:
+// the no-slip hand then felt 0.2 % less than the block gained).
 //
 // vconst layout (float16): s0..s5 K_i, the spin part of C_i / dt (below); s6..sb dt^2 diag of
 // J_i J_i^T; sc..se s_i = sum_j V_j grad W_ij (+ ghosts); sf beta dt / n_i.
@@ -231,11 +247,11 @@ __kernel void conf_vel_setup(int n, __global const float4* x, __global const uin
   const float dt2 = P->dt * P->dt;
   const float8 diag = dt2 * ((float8)(4.0f * gxx, 4.0f * gyy, 4.0f * gzz, gxx + gyy, gxx + gzz,
                                       gyy + gzz, 0.0f, 0.0f) + voigt_sym_diag(s));
-  const float coef = P->beta * P->dt / fmax((float)(cnt + (int)gc), P->rest_neighbours);
-  vconst[i] = (float16)(kc.s0123, kc.s45, diag.s01, diag.s2345, s, coef);
+  vconst[i] = (float16)(kc.s0123, kc.s45, diag.s01, diag.s2345, s, P->dt * relaxation(cnt, P));
 }
 
-// C_i(u) = q0_i - I + dt (sum_j A(g_ij) u_j - A(s_i) u_i + K_i) and its multiplier step (3.11).
+// C_i(u) = q0_i - I + dt (sum_j A(g_ij) u_j - A(s_i) u_i + K_i) and its multiplier step (3.11);
+// dlambda_i is stored already scaled by the constraint's relaxation beta dt / n_i.
 // The neighbour loop works on whole vectors (one load per neighbour, no gathers): it sums the
 // outer product M = sum_j u_j g_ij^T by rows, and A(g) u is read off M afterwards.
 __kernel void conf_vel_lambda(int n, __global const float4* x, __global const float4* v,
@@ -245,12 +261,12 @@ __kernel void conf_vel_lambda(int n, __global const float4* x, __global const fl
                               __global const float16* vconst, P_CONST P,
                               __global float8* lambda, __global float8* dlambda,
                               __global float8* lambda_prev, int chebyshev, float omega,
-                              __global float8* dl_sum, int sum_mode) {
+                              __global float8* reaction, int write_reaction) {
   const int i = get_global_id(0);
   if (i >= n) return;
   if (flags[i] & FLAG_DEAD) {
     dlambda[i] = (float8)(0.0f);
-    if (sum_mode) dl_sum[i] = (float8)(0.0f);
+    if (write_reaction) reaction[i] = (float8)(0.0f);
     return;
   }
   // Two sets of sums halve the dependency chains; padded entries have zero pair terms.
@@ -301,8 +317,8 @@ __kernel void conf_vel_lambda(int n, __global const float4* x, __global const fl
     lambda_prev[i] = l;
   }
   lambda[i] = next;
-  dlambda[i] = dl;
-  if (sum_mode) dl_sum[i] = sum_mode == 1 ? dl : dl_sum[i] + dl;
+  dlambda[i] = vc.sf * dl;
+  if (write_reaction) reaction[i] = vc.sf * next;
 }
 
 // sum_j A(grad W_ij)^T dl_j over i's fluid neighbours, grad W_ij = f_ij (x_i - x_j) with f_ij
@@ -346,8 +362,9 @@ inline float3 pair_sym_t_sum(int i, int n, __global const float4* x, __global co
                   2.0f * sz.s2 + sx.s4 + sy.s5);
 }
 
-// u_i += (beta / n_i) sum_j J_ji^T dl_j (3.12). With g_ij = V_j grad W_ij the sum is
-//   dt (-A(s_i)^T dl_i - V_i sum_j A(grad W_ij)^T dl_j)
+// u_i += sum_j (beta / n_j) J_ji^T dl_j (3.12), the steps dl already scaled by their
+// constraint's beta dt / n. With g_ij = V_j grad W_ij the sum is
+//   -A(s_i)^T dl_i - V_i sum_j A(grad W_ij)^T dl_j
 // (fluid neighbours contribute to both terms, ghosts only to the first).
 __kernel void conf_vel_apply(int n, __global const float4* x, __global const float4* x0,
                              __global const float4* v, __global float4* v_out,
@@ -365,7 +382,7 @@ __kernel void conf_vel_apply(int n, __global const float4* x, __global const flo
   const float3 acc = pair_sym_t_sum(i, n, x, nbr, ncount, pair, dlambda, P);
   const float16 vc = vconst[i];
   const float3 d = -voigt_sym_t(vc.scde, dlambda[i]) - particle_volume(density[i], P) * acc;
-  const float3 u = v[i].xyz + vc.sf * d;
+  const float3 u = v[i].xyz + d;
   float4 next = (float4)(wall_velocity(x0[i].xyz + P->dt * u, u, P), 0.0f);
   if (chebyshev) {  // the same weights as the multipliers
     if (chebyshev_mixes(i, ncount, omega, P)) next = omega * (next - v_prev[i]) + v_prev[i];
@@ -400,7 +417,7 @@ __kernel void conf_vel_finish(int n, __global float4* x, __global const float4* 
 #define PSUM_T 15     // 9: T row-major (T_ab = sum p0_a g_b)
 #define PSUM_G2 24    // 3: sum g_x^2, g_y^2, g_z^2 (fluid)
 #define PSUM_G 27     // 3: s_i = sum g (fluid and ghosts)
-#define PSUM_COEF 30  // 1: beta / n_i
+#define PSUM_COEF 30  // 1: beta / n_i of constraint i
 #define PSUM_PLANES 31
 
 __kernel void conf_pos_sums(int n, int plane, __global const float4* x,
@@ -522,7 +539,7 @@ __kernel void conf_pos_sums(int n, int plane, __global const float4* x,
   for (int a = 0; a < 3; ++a)
     for (int b = 0; b < 3; ++b) o[PSUM_A + 3 * a + b] -= cp[a] * cq[b] * inv;
   for (int c = 0; c < PSUM_PLANES - 1; ++c) sums[c * plane + i] = o[c];
-  sums[PSUM_COEF * plane + i] = P->beta / fmax((float)(cnt + (int)gc), P->rest_neighbours);
+  sums[PSUM_COEF * plane + i] = relaxation(cnt, P);
 }
 
 // One step of the rotation extraction of Mueller et al. 2016 on the unit quaternion q (float8
@@ -565,8 +582,9 @@ inline float8 component8(__global const float8* v, int i0, int n, int k) {
 }
 
 // Best-fit rotation R_i (3.14), warm-started from the last sweep's (3 steps of the iteration
-// above), then the constraint and the multiplier step (3.17); work-item w solves particles
-// 8w .. 8w + 7 (lanes past n compute on stale sums and write only padding slots).
+// above), then the constraint and the multiplier step (3.17), stored scaled by the constraint's
+// beta / n_i; work-item w solves particles 8w .. 8w + 7 (lanes past n compute on stale sums and
+// write only padding slots).
 __kernel void conf_pos_solve(int n, int plane, __global const uint* flags,
                              __global const float* sums, __global const float8* conf, P_CONST P,
                              __global float* restrict rot, __global float* restrict lambda,
@@ -620,8 +638,7 @@ __kernel void conf_pos_solve(int n, int plane, __global const uint* flags,
   const float8 hxx = SUM(PSUM_G2) + gx * gx, hyy = SUM(PSUM_G2 + 1) + gy * gy;
   const float8 hzz = SUM(PSUM_G2 + 2) + gz * gz;
   const float8 diag[6] = {4.0f * hxx, 4.0f * hyy, 4.0f * hzz, hxx + hyy, hxx + hzz, hyy + hzz};
-  const float coef_rest = P->beta / P->rest_neighbours;  // unused lanes: any finite value
-  const float8 coef = SUM(PSUM_COEF) + (1.0f - live) * coef_rest;
+  const float8 coef = SUM(PSUM_COEF);  // 0 in unused lanes
 #undef SUM
   const float at = P->alpha * P->inv_dt * P->inv_dt;
   // dlambda_k = (-C_k - at lambda_k) / (diag_k + at), C = q0 - I + c; a dead particle gets 0.
@@ -632,11 +649,11 @@ __kernel void conf_pos_solve(int n, int plane, __global const uint* flags,
     dl[k] = live * (-(q0 + c[k]) - at * l) / (diag[k] + at + 1e-12f);
     vstore8(l + dl[k], w, lambda + k * plane);
   }
-  // Back to one float8 (dlambda) and one float4 (s_i, beta / n_i) per particle.
+  // Back to one float8 ((beta / n_i) dlambda) and one float4 (s_i) per particle.
 #define STORE_LANE(l, s)                                                                   \
   if (i0 + l < n) {                                                                        \
-    dlambda[i0 + l] = (float8)(dl[0].s, dl[1].s, dl[2].s, dl[3].s, dl[4].s, dl[5].s, 0.0f, 0.0f); \
-    pconst[i0 + l] = (float4)(gx.s, gy.s, gz.s, coef.s);                                   \
+    dlambda[i0 + l] = coef.s * (float8)(dl[0].s, dl[1].s, dl[2].s, dl[3].s, dl[4].s, dl[5].s, 0.0f, 0.0f); \
+    pconst[i0 + l] = (float4)(gx.s, gy.s, gz.s, 0.0f);                                     \
   }
   STORE_LANE(0, s0)
   STORE_LANE(1, s1)
@@ -649,9 +666,9 @@ __kernel void conf_pos_solve(int n, int plane, __global const uint* flags,
 #undef STORE_LANE
 }
 
-// x_i += (beta / n_i) sum_j J~_ji^T dl_j (3.18) with the pair terms of conf_pos_sums (same
-// positions): -A(s_i)^T dl_i - V_i sum_j A(grad W_ij)^T dl_j, as in conf_vel_apply. Then the
-// walls and their friction.
+// x_i += sum_j (beta / n_j) J~_ji^T dl_j (3.18), dl already scaled, with the pair terms of
+// conf_pos_sums (same positions): -A(s_i)^T dl_i - V_i sum_j A(grad W_ij)^T dl_j, as in
+// conf_vel_apply. Then the walls and their friction.
 __kernel void conf_pos_apply(int n, __global const float4* x, __global float4* x_out,
                              __global const uint* flags, __global const uint* nbr,
                              __global const uint* ncount, __global const float2* pair,
@@ -668,7 +685,7 @@ __kernel void conf_pos_apply(int n, __global const float4* x, __global float4* x
   const float3 acc = pair_sym_t_sum(i, n, x, nbr, ncount, pair, dlambda, P);
   const float4 pc = pconst[i];
   const float3 d = -voigt_sym_t(pc.xyz, dlambda[i]) - particle_volume(density[i], P) * acc;
-  float3 p = x[i].xyz + pc.w * d;
+  float3 p = x[i].xyz + d;
   float3 nrm = (float3)(0.0f);
   float4 wall = contact[i];
   const float3 before = p;
@@ -680,13 +697,13 @@ __kernel void conf_pos_apply(int n, __global const float4* x, __global float4* x
   x_out[i] = (float4)(p, 0.0f);
 }
 
-// Reaction of one conformation sweep on the ghosts: ghost g's share of the momentum of
-// constraint i, m (beta / n_i) V_g A(grad W_ig)^T dlambda_i times `scale` (1/dt for a position
-// sweep, dt for a velocity sweep).
+// Reaction of the conformation constraints on the ghosts: ghost g's share of the momentum of
+// constraint i, m V_g A(grad W_ig)^T dl_i with dl_i already scaled by the constraint's
+// relaxation, times `scale` (1/dt for a position sweep, 1 for the velocity phase). Exactly minus
+// what constraint i gives its fluid particles (its Jacobian rows sum to zero).
 __kernel void ghost_conf_reaction(int ng, __global const float4* xg, __global const uint* gflags,
                                   __global const uint* fnbr, __global const uint* fcount,
-                                  __global const float4* x, __global const uint* ncount,
-                                  __global const uint* gcount, __global const float* gvol,
+                                  __global const float4* x, __global const float* gvol,
                                   __global const float8* dlambda, float scale, P_CONST P,
                                   __global float4* gimpulse) {
   const int g = get_global_id(0);
@@ -698,11 +715,7 @@ __kernel void ghost_conf_reaction(int ng, __global const float4* xg, __global co
   for (uint k = 0; k < cnt; ++k) {
     const uint i = NBR(fnbr, g, k, ng, P->max_neighbours);
     const float3 r = x[i].xyz - xgg;
-    // n_i floored as in the sweeps (conf_vel_setup, conf_pos_sums): the fluid's own share.
-    const float ni = fmax((float)(min(ncount[i], (uint)P->max_neighbours) +
-                                  min(gcount[i], (uint)P->max_ghost_neighbours)),
-                          P->rest_neighbours);
-    d += (P->beta / ni) * voigt_sym_t(kernel_grad(r, dot(r, r), P), dlambda[i]);
+    d += voigt_sym_t(kernel_grad(r, dot(r, r), P), dlambda[i]);
   }
   gimpulse[g] += (float4)(P->mass * scale * gvol[g] * d, 0.0f);
 }

@@ -2,7 +2,12 @@
 // iteration. A list holds the indices of the points of one gridded set within h of a query
 // point: fluid->fluid (self excluded), fluid->ghost, ghost->fluid. The fluid set is physically
 // sorted, so a cell range is a slot range; the ghost set is indexed through its permutation.
-// count[i] is the true number found; only the first `cap` are stored (stats report overflow).
+// count[i] is the true number found, which may exceed `cap`; readers take min(count, cap)
+// entries. A full list keeps its first cap - 1 hits in scan order, and its last slot holds the
+// last candidate scanned (a later hit, or a point beyond h - weighing zero - or, for the fluid
+// list, i itself). Overflow is counted in FluidStats: fluid->fluid in neighbour_overflow, the
+// lists between fluid and ghosts in ghost_list_overflow (reduce_stats; a ghost's own overflow
+// is flagged by match_ghost_lists, which shortens its count).
 // With pad_self the list is padded with i itself to padded_count entries (fluid->fluid).
 
 __kernel void build_neighbours(int nq, __global const float4* xq, __global const uint* flags_q,
@@ -57,11 +62,15 @@ __kernel void build_neighbours(int nq, __global const float4* xq, __global const
 // list. A fluid particle with more ghosts within h than its list holds keeps only the first
 // `gcap` (the list's scan order); this drops from each ghost's list the fluid particles whose
 // own list dropped that ghost, so the hand is never pushed back by a push the fluid never got.
+// A ghost whose own list overflowed is flagged FLAG_LIST_FULL (for the statistics) before its
+// count is shortened to what it kept.
 __kernel void match_ghost_lists(int ng, int n, __global const uint* gnbr,
                                 __global const uint* gcount, int gcap, P_CONST P,
-                                __global uint* fnbr, __global uint* fcount) {
+                                __global uint* fnbr, __global uint* fcount,
+                                __global uint* gflags) {
   const int g = get_global_id(0);
   if (g >= ng) return;
+  if (fcount[g] > (uint)P->max_neighbours) gflags[g] |= FLAG_LIST_FULL;
   const uint cnt = min(fcount[g], (uint)P->max_neighbours);
   uint kept = 0;
   for (uint k = 0; k < cnt; ++k) {

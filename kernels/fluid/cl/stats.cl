@@ -7,7 +7,8 @@ __kernel void reduce_stats(int n, __global const float4* x, __global const float
                            __global const uint* flags, __global const float* density,
                            __global const uint* ncount, __global const float* lambda_sum,
                            __global const float4* contact, P_CONST P, __global float* out,
-                           __global const float2* weight) {
+                           __global const float2* weight, __global const uint* gcount, int ng,
+                           __global const uint* gflags) {
   const int lane = get_global_id(0);
   if (lane >= STAT_LANES) return;
   float s[STAT_WORDS];
@@ -37,6 +38,7 @@ __kernel void reduce_stats(int n, __global const float4* x, __global const float
     s[11] += l.x; s[12] += l.y; s[13] += l.z;
     s[14] += p.x; s[15] += p.y; s[16] += p.z;
     if (ncount[i] > (uint)P->max_neighbours) s[17] += 1.0f;
+    if (gcount[i] > (uint)P->max_ghost_neighbours) s[23] += 1.0f;
     s[18] = fmax(s[18], -P->rest_density * lambda_sum[i] * P->inv_dt * P->inv_dt);
     const float4 c = contact[i];
     if (c.w > 0.0f) {
@@ -48,5 +50,7 @@ __kernel void reduce_stats(int n, __global const float4* x, __global const float
       s[22] += f.z;
     }
   }
+  for (int g = lane; g < ng; g += STAT_LANES)
+    if ((gflags[g] & (FLAG_DEAD | FLAG_LIST_FULL)) == FLAG_LIST_FULL) s[23] += 1.0f;
   for (int k = 0; k < STAT_WORDS; ++k) out[lane * STAT_WORDS + k] = s[k];
 }

@@ -35,7 +35,7 @@ Expected<std::unique_ptr<ConstraintSet>> Conformation::create(const ClRuntime& r
   if (err == CL_SUCCESS) set->psums_ = cl::Buffer(rt.context(), CL_MEM_READ_WRITE, kSumPlanes * plane_bytes, nullptr, &err);
   if (err == CL_SUCCESS) set->prev_ = cl::Buffer(rt.context(), CL_MEM_READ_WRITE, cap * 16, nullptr, &err);
   if (err == CL_SUCCESS) set->lambda_prev_ = cl::Buffer(rt.context(), CL_MEM_READ_WRITE, cap * 32, nullptr, &err);
-  if (err == CL_SUCCESS) set->dl_sum_ = cl::Buffer(rt.context(), CL_MEM_READ_WRITE, cap * 32, nullptr, &err);
+  if (err == CL_SUCCESS) set->reaction_lambda_ = cl::Buffer(rt.context(), CL_MEM_READ_WRITE, cap * 32, nullptr, &err);
   if (err != CL_SUCCESS) return FluidError{FluidErrc::OpenClError, "conformation buffers: " + cl_error_name(err)};
   return std::unique_ptr<ConstraintSet>(std::move(set));
 }
@@ -67,8 +67,6 @@ void Conformation::velocity_phase(SolverContext& ctx) {
         s.xg, s.g_volume, s.params, s.density, spin_);
   L.run(vel_setup_, s.n, s.n, s.x.a, s.flags.a, s.nbr, s.nbr_count, s.gnbr, s.gnbr_count, s.xg,
         s.vg, s.g_volume, s.density, spin_, s.params, s.pair, vconst_);
-  // The ghosts' share of a velocity sweep is an impulse m du: scale = dt.
-  const float scale = s.dt;
   // Chebyshev acceleration only for stiff, purely viscous materials (tau = 0, alpha <= 0.01):
   // with elastic memory or a large compliance it overshoots (measured: cube drops with
   // tau > 0 or alpha >= 0.1 diverge), so those keep plain Jacobi as in the thesis.
@@ -81,16 +79,17 @@ void Conformation::velocity_phase(SolverContext& ctx) {
   const bool coupled = s.ng > 0 && s.ghost_viscosity;
   for (int it = 0; it < m.velocity_iterations; ++it) {
     if (chebyshev && it > 0) omega = it == 1 ? 2.0f / (2.0f - rho2) : 4.0f / (4.0f - rho2 * omega);
-    const cl_int sum_mode = coupled ? (it == 0 ? 1 : 2) : 0;
+    const cl_int write_reaction = coupled && it + 1 == m.velocity_iterations ? 1 : 0;
     L.run(vel_lambda_, s.n, s.n, s.x.a, s.v.a, s.flags.a, s.conf.a, s.nbr, s.nbr_count, s.pair,
-          vconst_, s.params, lambda_, dlambda_, lambda_prev_, chebyshev, omega, dl_sum_, sum_mode);
+          vconst_, s.params, lambda_, dlambda_, lambda_prev_, chebyshev, omega, reaction_lambda_,
+          write_reaction);
     L.run(vel_apply_, s.n, s.n, s.x.a, s.x0.a, s.v.a, s.v.b, s.flags.a, s.nbr, s.nbr_count,
           s.pair, vconst_, s.density, dlambda_, s.params, prev_, chebyshev, omega);
     s.v.swap();
   }
-  if (coupled) {  // the ghosts' share of every sweep at once (constant Jacobians)
-    L.run(reaction_, s.ng, s.ng, s.xg, s.g_flags, s.g_nbr, s.g_nbr_count, s.x.a, s.nbr_count,
-          s.gnbr_count, s.g_volume, dl_sum_, scale, s.params, s.g_impulse);
+  if (coupled) {  // the ghosts' share of every sweep at once (constant Jacobians), as m du
+    L.run(reaction_, s.ng, s.ng, s.xg, s.g_flags, s.g_nbr, s.g_nbr_count, s.x.a, s.g_volume,
+          reaction_lambda_, 1.0f, s.params, s.g_impulse);
   }
   L.run(vel_finish_, s.n, s.n, s.x.a, s.x0.a, s.v.a, s.flags.a, s.params);
 }
@@ -107,8 +106,8 @@ void Conformation::project(SolverContext& ctx) {
         s.density, dlambda_, s.params, s.contact, s.anchor.a, s.x0.a);
   if (s.ng > 0 && s.ghost_viscosity) {
     const float scale = 1.0f / s.dt;  // a position sweep's share: m dx / dt
-    L.run(reaction_, s.ng, s.ng, s.xg, s.g_flags, s.g_nbr, s.g_nbr_count, s.x.a, s.nbr_count,
-          s.gnbr_count, s.g_volume, dlambda_, scale, s.params, s.g_impulse);
+    L.run(reaction_, s.ng, s.ng, s.xg, s.g_flags, s.g_nbr, s.g_nbr_count, s.x.a, s.g_volume,
+          dlambda_, scale, s.params, s.g_impulse);
   }
   s.x.swap();
 }

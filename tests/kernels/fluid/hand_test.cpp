@@ -172,6 +172,42 @@ TEST(Hand, PressureIsOrderedHoneyCreamWater) {
   EXPECT_GT(honey.palm_pressure, 1.1 * cream.palm_pressure);
 }
 
+// The lists between the fluid and the hand's ghosts hold at most max_neighbours entries; pairs
+// beyond that neither push the fluid nor react on the hand, so an overflow is reported. The
+// hand rests 2.5 cm deep in the pool for a few frames: with the default lists nothing
+// overflows; ghosts 4 mm apart give a fluid particle more ghosts within h than its list holds;
+// ghosts 4 cm apart in lists of 16 leave each fluid particle a few ghosts at most, but an
+// immersed ghost finds about 30 fluid particles within h (its own list overflows).
+FluidStats hand_in_pool(float ghost_spacing, int max_neighbours) {
+  FluidConfig c = pool_config();
+  c.hand.ghost_spacing = ghost_spacing;
+  c.max_neighbours = max_neighbours;
+  auto e = make_engine(c);
+  FluidStats st;
+  if (!e) return st;
+  EXPECT_FALSE(e->load_scene(pool_scene()));
+  static ContactField field;
+  const HandFrame hand = flat_hand({0.0f, 0.0f, kFloor + kDepth - 0.025f}, 1, 0);
+  for (int k = 0; k < 3; ++k) e->step_frame(hand, &hand, 1.0 / 90.0, field, st);
+  std::printf("ghosts %.3f m apart, lists of %d: %d ghosts, ghost-list overflow %d, fluid-list "
+              "overflow %d\n", ghost_spacing, max_neighbours, st.ghosts, st.ghost_list_overflow,
+              st.neighbour_overflow);
+  return st;
+}
+
+TEST(Hand, GhostListOverflowIsCounted) {
+  const FluidStats fits = hand_in_pool(0.0f, 64);
+  EXPECT_GT(fits.ghosts, 0);
+  EXPECT_EQ(fits.ghost_list_overflow, 0);
+  EXPECT_EQ(fits.neighbour_overflow, 0);
+  const FluidStats dense = hand_in_pool(0.004f, 64);
+  EXPECT_GT(dense.ghost_list_overflow, 0) << "fluid particles with more ghosts than their lists hold";
+  EXPECT_EQ(dense.neighbour_overflow, 0);
+  const FluidStats sparse = hand_in_pool(0.04f, 16);
+  EXPECT_GT(sparse.ghost_list_overflow, 0) << "ghosts with more fluid particles than their lists hold";
+  EXPECT_GT(sparse.neighbour_overflow, 0) << "the fluid's own lists of 16 overflow too";
+}
+
 // Steps the pool with a scripted hand; checks every frame that nothing became non-finite, that
 // no particle escaped the closed box, and that speeds stay within the clamp.
 void run_scripted(FluidEngine& e, int frames, const auto& hand_at) {
@@ -375,6 +411,19 @@ TEST(Hand, ImpulseOnTheHandIsTheMomentumTheFluidGains) {
     EXPECT_GT(b.fluid, 0.005) << "the hand pushes the block along +x";
     EXPECT_NEAR(b.hand, -b.fluid, 0.005 * b.fluid);
   }
+}
+
+// The same balance in honey with the no-slip hand (viscous coupling on): the ghosts also take
+// part in the conformation constraints, whose DC-PBD corrections must then sum to zero over
+// each constraint's particles, ghosts included (Chebyshev-accelerated velocity sweeps too).
+TEST(Hand, ImpulseOnTheNoSlipHandIsTheMomentumHoneyGains) {
+  const auto lib = MaterialLibrary::load(SONOFLOW_MATERIALS_DIR);
+  ASSERT_TRUE(lib);
+  const Material& honey = *lib->find("honey");
+  ASSERT_GT(honey.chebyshev, 0.0f);
+  const MomentumBalance b = sweep_through_free_block(honey, Sweep{});
+  EXPECT_GT(b.fluid, 0.05) << "the hand drags the block along +x";
+  EXPECT_NEAR(b.hand, -b.fluid, 0.02 * b.fluid);
 }
 
 }  // namespace
