@@ -13,7 +13,8 @@
 // SONOFLOW_SMOKE_ADVECTION=maccormack switches the advection; SONOFLOW_SMOKE_KERNELS=1 prints
 // phases/N's device time per kernel. SONOFLOW_SMOKE_WARMUP=N steps N frames before timing (30);
 // SONOFLOW_SMOKE_HAND_RATE=R moves the hand 1/R s per 1/90 s step (90): R = 25 is a daemon that
-// steps at 25 Hz and sweeps the hand from the previous step's frame (the hand 3.6x too fast).
+// steps at 25 Hz and sweeps the hand from the previous step's frame (the hand 3.6x too fast);
+// SONOFLOW_SMOKE_PACE_HZ=F starts a step every 1/F s (as the daemon's loop) instead of back to back.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -24,6 +25,7 @@
 #include <cstring>
 #include <map>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "bench/support/frame_timing.hpp"
@@ -105,7 +107,13 @@ void step(benchmark::State& state) {
   std::vector<double> wall_ms;
   double iterations = 0;
   const double cpu0 = process_cpu_ms();
+  static const double pace_hz = env_or("SONOFLOW_SMOKE_PACE_HZ", 0);
+  auto next = std::chrono::steady_clock::now();
   for (auto _ : state) {
+    if (pace_hz > 0) {  // one step per period, as the daemon's fluid loop, not back to back
+      next += std::chrono::nanoseconds(static_cast<std::int64_t>(1e9 / pace_hz));
+      std::this_thread::sleep_until(next);
+    }
     const HandFrame now = hand(k++);
     const auto t0 = std::chrono::steady_clock::now();
     e->step_frame(now, &prev, 1.0 / 90.0, field, st);
