@@ -11,7 +11,10 @@
 //               (a) rows, with the default solver. Profiling serialises the queue, so its total
 //               exceeds step/N's.
 // SONOFLOW_SMOKE_ADVECTION=maccormack switches the advection; SONOFLOW_SMOKE_KERNELS=1 prints
-// phases/N's device time per kernel.
+// phases/N's device time per kernel. SONOFLOW_SMOKE_WARMUP=N steps N frames before timing (30);
+// SONOFLOW_SMOKE_HAND_RATE=R moves the hand 1/R s per 1/90 s step (90): R = 25 is a daemon that
+// steps at 25 Hz and sweeps the hand from the previous step's frame (the hand 3.6x too fast);
+// SONOFLOW_SMOKE_PACE_HZ=F starts a step every 1/F s (as the daemon's loop) instead of back to back.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -22,6 +25,7 @@
 #include <cstring>
 #include <map>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "bench/support/frame_timing.hpp"
@@ -76,8 +80,14 @@ std::unique_ptr<SmokeEngine> make(benchmark::State& state, bool profile) {
   return std::move(e.value());
 }
 
+double env_or(const char* name, double fallback) {
+  const char* v = std::getenv(name);
+  return v != nullptr ? std::atof(v) : fallback;
+}
+
 HandFrame hand(int k) {
-  return test::forward_hand(test::palm_at(test::Motion::Stir, {0, 0, 0.13f}, 0.04f, 1.0f, k / 90.0),
+  static const double hand_rate = env_or("SONOFLOW_SMOKE_HAND_RATE", 90.0);
+  return test::forward_hand(test::palm_at(test::Motion::Stir, {0, 0, 0.13f}, 0.04f, 1.0f, k / hand_rate),
                             static_cast<std::uint64_t>(k), 0);
 }
 
@@ -88,7 +98,8 @@ void step(benchmark::State& state) {
   SmokeStats st;
   HandFrame prev = hand(0);
   int k = 1;
-  for (; k <= 30; ++k) {  // the jet reaches the hand
+  static const int warm = static_cast<int>(env_or("SONOFLOW_SMOKE_WARMUP", 30));
+  for (; k <= warm; ++k) {  // the jet reaches the hand
     const HandFrame now = hand(k);
     e->step_frame(now, &prev, 1.0 / 90.0, field, st);
     prev = now;
@@ -96,7 +107,13 @@ void step(benchmark::State& state) {
   std::vector<double> wall_ms;
   double iterations = 0;
   const double cpu0 = process_cpu_ms();
+  static const double pace_hz = env_or("SONOFLOW_SMOKE_PACE_HZ", 0);
+  auto next = std::chrono::steady_clock::now();
   for (auto _ : state) {
+    if (pace_hz > 0) {  // one step per period, as the daemon's fluid loop, not back to back
+      next += std::chrono::nanoseconds(static_cast<std::int64_t>(1e9 / pace_hz));
+      std::this_thread::sleep_until(next);
+    }
     const HandFrame now = hand(k++);
     const auto t0 = std::chrono::steady_clock::now();
     e->step_frame(now, &prev, 1.0 / 90.0, field, st);

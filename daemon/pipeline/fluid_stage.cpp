@@ -13,7 +13,10 @@ void FluidStage::tick(const rt::LoopTick&) noexcept {
                         settings_.tau_s, settings_.alpha);
     model_.set_smoke(settings_.smoke);
   }
-  while (links_.hands_to_fluid.ring.try_pop(newest_)) have_hand_ = true;
+  while (links_.hands_to_fluid.ring.try_pop(newest_)) {
+    hands_.push(newest_);
+    have_hand_ = true;
+  }
   if (links_.tool_pose_to_fluid.fetch()) {
     model_.set_tool_pose(links_.tool_pose_to_fluid.read_slot());
     have_tool_ = true;
@@ -23,7 +26,10 @@ void FluidStage::tick(const rt::LoopTick&) noexcept {
   const std::int64_t start = clock_.now_ns();
   ContactField& field = links_.field_to_haptic.write_slot();
   FluidStepInfo info;
-  model_.step(newest_, static_cast<double>(period_ns_) * 1e-9, field, info);
+  // The hand's pose one period before the newest frame, not the previous step's newest frame:
+  // a step that took longer than a period must not see the hand move faster than it did.
+  const bool have_previous = have_hand_ && hands_.pose_at(newest_.capture_time_ns - period_ns_, previous_);
+  model_.step(newest_, have_previous ? &previous_ : nullptr, static_cast<double>(period_ns_) * 1e-9, field, info);
   step_time_.record(clock_.now_ns() - start);
   ++frames_;
   particles_ = info.particles;

@@ -1,10 +1,11 @@
 #pragma once
-// Fluid stage (90 Hz): steps the fluid with the newest hand frame and publishes the contact
-// field to the haptic thread. Applies live material and smoke changes between frames. With force
+// Fluid stage (90 Hz): steps the fluid with the newest hand frame, the hand sweeping from its
+// pose one period earlier (HandHistory), and publishes the contact field to the haptic thread. Applies live material and smoke changes between frames. With force
 // feedback it poses the tool from the newest stylus pose before each frame and hands the
 // fluid's force on the tool to the force stage after it. The stage numbers
 // the fields it publishes (ContactField::sequence, from 1), so the haptic stage's provenance
 // records and the trace name each field unambiguously.
+#include "daemon/pipeline/hand_history.hpp"
 #include "daemon/pipeline/interfaces.hpp"
 #include "daemon/pipeline/links.hpp"
 #include "daemon/pipeline/scene_export.hpp"
@@ -35,6 +36,8 @@ class FluidStage final : public Stage {
   rt::Clock& clock_;
   std::int64_t period_ns_;
   HandFrame newest_{};
+  HandHistory hands_;
+  HandFrame previous_{};  // the hand one period before newest_ (scratch for each frame)
   bool have_hand_ = false, have_tool_ = false;
   FluidSettings settings_{};
   std::uint64_t frames_ = 0, errors_ = 0, published_ = 0;

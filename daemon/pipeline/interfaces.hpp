@@ -63,9 +63,10 @@ struct FluidStepInfo {
 class FluidModel {
  public:
   virtual ~FluidModel() = default;
-  // Steps one frame with the newest hand frame and fills `out` (out.count samples).
-  virtual void step(const HandFrame& newest, double frame_dt_s, ContactField& out,
-                    FluidStepInfo& info) noexcept = 0;
+  // Steps one frame of frame_dt_s, the hand moving from `previous` (its pose frame_dt_s before
+  // `newest`; null: it stands still at `newest`) to `newest`, and fills `out` (out.count samples).
+  virtual void step(const HandFrame& newest, const HandFrame* previous, double frame_dt_s,
+                    ContactField& out, FluidStepInfo& info) noexcept = 0;
   virtual void set_material(std::string_view name, double tau_s, double alpha) noexcept = 0;
   // The [smoke] table's live part (reload, scene loads), between frames; a medium other than
   // smoke ignores it.

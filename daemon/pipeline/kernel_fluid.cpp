@@ -112,11 +112,9 @@ void KernelFluid::set_material(std::string_view name, double tau_s, double alpha
   engine_->set_alpha(static_cast<float>(alpha));
 }
 
-void KernelFluid::step(const HandFrame& newest, double frame_dt_s, ContactField& out,
+void KernelFluid::step(const HandFrame& newest, const HandFrame* previous, double frame_dt_s, ContactField& out,
                        FluidStepInfo& info) noexcept {
-  engine_->step_frame(newest, have_previous_ ? &previous_ : nullptr, frame_dt_s, out, stats_);
-  previous_ = newest;
-  have_previous_ = true;
+  engine_->step_frame(newest, previous, frame_dt_s, out, stats_);
   info.particles = static_cast<std::uint32_t>(stats_.particles);
   info.ok = stats_.device_errors == 0 && stats_.non_finite == 0;
 }

@@ -30,7 +30,7 @@ class KernelFluid final : public FluidModel {
   static std::unique_ptr<KernelFluid> create(const Config& config, const std::string& materials_dir,
                                              std::string& error);
 
-  void step(const HandFrame& newest, double frame_dt_s, ContactField& out,
+  void step(const HandFrame& newest, const HandFrame* previous, double frame_dt_s, ContactField& out,
             FluidStepInfo& info) noexcept override;
   void set_material(std::string_view name, double tau_s, double alpha) noexcept override;
   // With force_feedback.enabled the engine carries the tool (a rod or ladle as ghost particles).
@@ -51,8 +51,6 @@ class KernelFluid final : public FluidModel {
   std::unique_ptr<fluid::FluidEngine> engine_;
   std::map<std::string, fluid::Material, std::less<>> presets_;
   std::string material_;
-  HandFrame previous_{};
-  bool have_previous_ = false;
   bool has_tool_ = false;
   fluid::FluidStats stats_{};
   std::string notes_;

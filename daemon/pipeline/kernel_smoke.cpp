@@ -39,11 +39,9 @@ void KernelSmoke::set_smoke(const smoke::SmokeLive& live) noexcept {
   live_ = live;
 }
 
-void KernelSmoke::step(const HandFrame& newest, double frame_dt_s, ContactField& out,
+void KernelSmoke::step(const HandFrame& newest, const HandFrame* previous, double frame_dt_s, ContactField& out,
                        FluidStepInfo& info) noexcept {
-  engine_->step_frame(newest, have_previous_ ? &previous_ : nullptr, frame_dt_s, out, stats_);
-  previous_ = newest;
-  have_previous_ = true;
+  engine_->step_frame(newest, previous, frame_dt_s, out, stats_);
   info.particles = 0;
   info.medium = Medium::Smoke;
   for (std::size_t d = 0; d < 3; ++d) info.grid[d] = static_cast<std::uint32_t>(stats_.cells[d]);

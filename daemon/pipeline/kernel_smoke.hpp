@@ -21,7 +21,7 @@ class KernelSmoke final : public FluidModel {
   // Null and `error` set on failure.
   static std::unique_ptr<KernelSmoke> create(const Config& config, std::string& error);
 
-  void step(const HandFrame& newest, double frame_dt_s, ContactField& out,
+  void step(const HandFrame& newest, const HandFrame* previous, double frame_dt_s, ContactField& out,
             FluidStepInfo& info) noexcept override;
   void set_material(std::string_view name, double tau_s, double alpha) noexcept override;
   void set_smoke(const smoke::SmokeLive& live) noexcept override;
@@ -38,8 +38,6 @@ class KernelSmoke final : public FluidModel {
  private:
   KernelSmoke() = default;
   std::unique_ptr<smoke::SmokeEngine> engine_;
-  HandFrame previous_{};
-  bool have_previous_ = false;
   smoke::SmokeStats stats_{};
   smoke::SmokeLive live_{};  // as applied (create: the config's)
   std::uint64_t refused_ = 0;

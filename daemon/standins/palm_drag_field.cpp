@@ -77,7 +77,7 @@ void PalmDragField::step_tool(double frame_dt_s) noexcept {
                  -immersed * (c_across * across.z + c_along * along * az - buoyancy)};
 }
 
-void PalmDragField::step(const HandFrame& newest, double frame_dt_s, ContactField& out,
+void PalmDragField::step(const HandFrame& newest, const HandFrame*, double frame_dt_s, ContactField& out,
                          FluidStepInfo& info) noexcept {
   step_tool(frame_dt_s);
   out.sequence = ++sequence_;

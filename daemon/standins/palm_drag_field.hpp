@@ -20,7 +20,7 @@ class PalmDragField final : public FluidModel {
   static constexpr float kSurfaceZ = 0.16f;  // m above the array
   static constexpr int kGrid = 6;            // 6 x 6 samples on the palm
 
-  void step(const HandFrame& newest, double frame_dt_s, ContactField& out,
+  void step(const HandFrame& newest, const HandFrame* previous, double frame_dt_s, ContactField& out,
             FluidStepInfo& info) noexcept override;
   void set_material(std::string_view name, double tau_s, double alpha) noexcept override;
 

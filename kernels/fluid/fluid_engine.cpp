@@ -932,11 +932,9 @@ void FluidEngine::neighbour_lists(ParticleSnapshot& particles,
   }
 }
 
-std::vector<FluidEngine::KernelTime> FluidEngine::kernel_profile() {
-  std::vector<Launcher::KernelTime> t;
-  impl_->launch->collect(t);
-  std::vector<KernelTime> out;
-  for (auto& k : t) out.push_back({k.name, k.ms, k.launches});
+std::vector<opencl::KernelTime> FluidEngine::kernel_profile() {
+  std::vector<opencl::KernelTime> out;
+  impl_->launch->collect(out);
   return out;
 }
 

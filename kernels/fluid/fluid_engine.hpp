@@ -31,6 +31,7 @@
 #include "kernels/fluid/media/media_config.hpp"
 #include "kernels/fluid/media/tool_ghosts.hpp"
 #include "kernels/fluid/scene.hpp"
+#include "kernels/opencl/kernel_time.hpp"
 #include "kernels/types/contact_field.hpp"
 #include "kernels/types/hand_pose.hpp"
 
@@ -156,12 +157,7 @@ class FluidEngine {
   std::vector<Vec3f> wind_at(std::span<const Vec3f> points);
 
   // With config.profile: device milliseconds per kernel since the last call.
-  struct KernelTime {
-    std::string name;
-    double ms = 0;
-    int launches = 0;
-  };
-  std::vector<KernelTime> kernel_profile();
+  std::vector<opencl::KernelTime> kernel_profile();
 
   struct Impl;
 

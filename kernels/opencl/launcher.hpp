@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "kernels/opencl/cl.hpp"
+#include "kernels/opencl/kernel_time.hpp"
 
 namespace sonoflow::opencl {
 
@@ -58,11 +59,6 @@ class Launcher {
   int take_errors() { return std::exchange(errors_, 0); }
 
   // Profiling mode only (allocates): device time per kernel name since the last call, ms.
-  struct KernelTime {
-    std::string name;
-    double ms = 0;
-    int launches = 0;
-  };
   void collect(std::vector<KernelTime>& totals) {
     queue_.finish();
     for (auto& [name, ev] : events_) {

@@ -553,11 +553,9 @@ SmokeEngine::PoissonReport SmokeEngine::solve_poisson(const std::vector<float>& 
   return {r.iterations, r.residual, r.converged};
 }
 
-std::vector<SmokeEngine::KernelTime> SmokeEngine::kernel_profile() {
-  std::vector<Launcher::KernelTime> t;
-  impl_->launch->collect(t);
-  std::vector<KernelTime> out;
-  for (auto& k : t) out.push_back({k.name, k.ms, k.launches});
+std::vector<opencl::KernelTime> SmokeEngine::kernel_profile() {
+  std::vector<opencl::KernelTime> out;
+  impl_->launch->collect(out);
   return out;
 }
 

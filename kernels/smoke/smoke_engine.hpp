@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "kernels/opencl/expected.hpp"
+#include "kernels/opencl/kernel_time.hpp"
 #include "kernels/smoke/smoke_config.hpp"
 #include "kernels/smoke/smoke_live.hpp"
 #include "kernels/smoke/smoke_scene.hpp"
@@ -143,12 +144,7 @@ class SmokeEngine {
   };
   PoissonReport solve_poisson(const std::vector<float>& rhs, std::vector<float>& pressure);
   // With config.profile: device milliseconds per kernel since the last call.
-  struct KernelTime {
-    std::string name;
-    double ms = 0;
-    int launches = 0;
-  };
-  std::vector<KernelTime> kernel_profile();
+  std::vector<opencl::KernelTime> kernel_profile();
 
   struct Impl;
 

@@ -30,8 +30,9 @@ constexpr std::int64_t kSec = 1'000'000'000;
 
 // The palm-drag fluid for the hand, with a tool force the test sets; it can fail every frame.
 struct ScriptedToolFluid final : FluidModel {
-  void step(const HandFrame& newest, double dt, ContactField& out, FluidStepInfo& info) noexcept override {
-    palm.step(newest, dt, out, info);
+  void step(const HandFrame& newest, const HandFrame* previous, double dt, ContactField& out,
+            FluidStepInfo& info) noexcept override {
+    palm.step(newest, previous, dt, out, info);
     if (stalled) info.ok = false;
   }
   void set_material(std::string_view name, double tau, double alpha) noexcept override {
@@ -322,17 +323,17 @@ TEST(ForceFeedback, StandinFluidDragsTheRodAgainstItsMotion) {
   ToolPoseSample pose;
   pose.position = {0.0f, 0.0f, PalmDragField::kSurfaceZ + 0.03f};  // 3 cm of the rod immersed
   palm.set_tool_pose(pose);
-  palm.step(none, 1.0 / 90, field, info);
+  palm.step(none, nullptr, 1.0 / 90, field, info);
   pose.position.x += 0.1f / 90;  // 0.1 m/s along +x
   palm.set_tool_pose(pose);
-  palm.step(none, 1.0 / 90, field, info);
+  palm.step(none, nullptr, 1.0 / 90, field, info);
   ToolForceSample f;
   ASSERT_TRUE(palm.tool_force(f));
   EXPECT_LT(f.force.x, -0.01f);
   EXPECT_GT(f.force.z, 0.0f) << "buoyancy";
   pose.position.z += 0.2f;  // lifted out
   palm.set_tool_pose(pose);
-  palm.step(none, 1.0 / 90, field, info);
+  palm.step(none, nullptr, 1.0 / 90, field, info);
   ASSERT_TRUE(palm.tool_force(f));
   EXPECT_EQ(norm(f.force), 0.0);
 }

@@ -2,6 +2,8 @@
 // minutes of output run deterministically in seconds, with faults injected at exact instants.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <memory>
 
 #include "daemon/config/config.hpp"
@@ -19,17 +21,36 @@ namespace {
 constexpr std::int64_t kMs = 1'000'000;
 constexpr std::int64_t kSec = 1'000'000'000;
 
-// The palm-drag fluid, which can be made to fail every frame (an engine that stopped).
+// The palm-drag fluid, which can be made to fail every frame (an engine that stopped) or to take
+// longer than a period (a step that cannot keep up: it moves the virtual clock on). It notes the
+// speed at which each frame sweeps the palm (previous -> newest over the frame) against the
+// hand's own palm speed.
 struct StallableFluid final : FluidModel {
-  void step(const HandFrame& newest, double dt, ContactField& out, FluidStepInfo& info) noexcept override {
-    inner.step(newest, dt, out, info);
+  void step(const HandFrame& newest, const HandFrame* previous, double dt, ContactField& out,
+            FluidStepInfo& info) noexcept override {
+    inner.step(newest, previous, dt, out, info);
     if (stalled) info.ok = false;
+    if (previous != nullptr && previous->hand_count > 0 && newest.hand_count > 0) {
+      const Vec3f a = previous->hands[0].joint(HandJoint::Palm).position;
+      const Vec3f b = newest.hands[0].joint(HandJoint::Palm).position;
+      const Vec3f v = newest.hands[0].palm_velocity;
+      const double swept = std::hypot(b.x - a.x, b.y - a.y, b.z - a.z) / dt;
+      const double ratio = swept / std::hypot(v.x, v.y, v.z);
+      ++swept_frames;
+      lowest_speed_ratio = std::min(lowest_speed_ratio, ratio);
+      highest_speed_ratio = std::max(highest_speed_ratio, ratio);
+    }
+    if (slow_clock != nullptr) slow_clock->advance(step_takes_ns);
   }
   void set_material(std::string_view name, double tau, double alpha) noexcept override {
     inner.set_material(name, tau, alpha);
   }
   PalmDragField inner;
   bool stalled = false;
+  rt::VirtualClock* slow_clock = nullptr;
+  std::int64_t step_takes_ns = 0;
+  int swept_frames = 0;
+  double lowest_speed_ratio = 1e9, highest_speed_ratio = 0;
 };
 
 struct Rig {
@@ -174,6 +195,36 @@ TEST(Pipeline, IntensityAndPowerCapsHoldOnEverySample) {
   EXPECT_GT(rig.array.peak_intensity_and_reset(), 0.2f);
   rig.run_for(3 * kSec);
   EXPECT_LE(rig.array.peak_intensity_and_reset(), 0.3f + 1e-6f);
+}
+
+// A fluid step that takes 2.5 periods (the 64^3 smoke on two busy cores) runs every third
+// period; each frame still advances the medium by one period, so it must sweep the hand over one
+// period of its motion, not over the three between the steps (which would hand the medium the
+// hand at three times its speed: more pressure on the palm, more solver work).
+TEST(Pipeline, AFluidBehindRealTimeSeesTheHandAtItsRealSpeed) {
+  Rig rig;
+  rig.run_for(100 * kMs);  // the first frames have less than a period of hand behind them
+  rig.fluid.swept_frames = 0;
+  rig.fluid.lowest_speed_ratio = 1e9;
+  rig.fluid.highest_speed_ratio = 0;
+  rig.run_for(1 * kSec);
+  ASSERT_GT(rig.fluid.swept_frames, 50);
+  EXPECT_NEAR(rig.fluid.lowest_speed_ratio, 1.0, 0.1);  // 120 Hz frames interpolated to 90 Hz
+  EXPECT_NEAR(rig.fluid.highest_speed_ratio, 1.0, 0.1);
+  const std::uint64_t frames_at_full_rate = rig.pipeline->fluid().frames();
+
+  const std::int64_t period = rig.pipeline->fluid().period_ns();
+  rig.fluid.swept_frames = 0;
+  rig.fluid.lowest_speed_ratio = 1e9;
+  rig.fluid.highest_speed_ratio = 0;
+  rig.fluid.slow_clock = &rig.clock;
+  rig.fluid.step_takes_ns = period * 5 / 2;
+  rig.run_for(2 * kSec);
+  const std::uint64_t slow_frames = rig.pipeline->fluid().frames() - frames_at_full_rate;
+  EXPECT_LT(slow_frames, 2u * 90u / 2u);  // the premise: fewer than half the periods ran a step
+  ASSERT_GT(rig.fluid.swept_frames, 40);
+  EXPECT_NEAR(rig.fluid.lowest_speed_ratio, 1.0, 0.1);
+  EXPECT_NEAR(rig.fluid.highest_speed_ratio, 1.0, 0.1);
 }
 
 TEST(Pipeline, StmRendersOneMovingFocusAndSwitchesLive) {

@@ -95,9 +95,12 @@ test('sonoflow-view in headless chromium against sonoflowd --emulate', { timeout
   const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
   const errors = [];
   page.on('pageerror', (e) => errors.push(e.message));
-  await page.goto(url);
+  // Not the page's 'load' (every module and vendored library fetched): on a loaded 2-core machine,
+  // with the daemon's fluid on both cores, that took over 30 s once; what follows waits for frames.
+  await page.goto(url, { waitUntil: 'domcontentloaded', timeout: 90000 });
   const state = () => page.evaluate(() => {
     const s = window.sonoflowView;
+    if (!s) return null;  // the page's modules have not run yet
     return { ...s, status: null, statusGeneration: s.status?.daemon.generation ?? null, viewer: s.viewer && { attached: s.viewer.attached, attachments: s.viewer.attachments,
                                                          control: s.viewer.control, generation: s.viewer.generation } };
   });
@@ -105,7 +108,7 @@ test('sonoflow-view in headless chromium against sonoflowd --emulate', { timeout
   await t.test('scene frames arrive', async () => {
     await until('10 scene frames with particles', async () => {
       const s = await state();
-      return s.sceneFrames >= 10 && s.particlesDrawn > 0 && s;
+      return s && s.sceneFrames >= 10 && s.particlesDrawn > 0 && s;
     }, 120000);
   });
 
