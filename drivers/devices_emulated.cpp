@@ -18,8 +18,13 @@ class EmulatedDeviceSet final : public EmulatedDevices {
         array_(array_transport_, clock, config.array_driver),
         tracker_(tracker_transport_, clock, config.tracker_driver) {
     if (config.service_threads) {
-      array_transport_.start_service(clock);
-      tracker_transport_.start_service(clock);
+      // Each service thread sleeps until its device's next event, at most the cap. The array's
+      // host queues 1 ms blocks OUT, which the device cannot announce: polled every 250 us, the
+      // transport takes little of the stream's lookahead. The tracker takes nothing OUT while it
+      // streams and its device knows when the next frame is due; its cap only bounds how late an
+      // unplug is seen (at 250 us it woke 4,000 times a second for nothing, preempting the fluid).
+      array_transport_.start_service(clock, 250 * rt::kNsPerUs);
+      tracker_transport_.start_service(clock, 2 * rt::kNsPerMs);
     }
   }
   ~EmulatedDeviceSet() override {
