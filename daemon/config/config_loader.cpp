@@ -225,6 +225,10 @@ void check_cross_keys(const Config& c, std::string_view source,
   if (c.recorder.buffer_kib % 4 != 0)
     error("recorder.buffer_kib", "'recorder.buffer_kib' = " + std::to_string(c.recorder.buffer_kib) +
                                      " is not a multiple of 4 (O_DIRECT needs 4 KiB blocks)");
+  if (c.fluid.particles > c.fluid.max_particles)
+    error("fluid.particles", "'fluid.particles' = " + std::to_string(c.fluid.particles) +
+                                 " exceeds 'fluid.max_particles' (" + std::to_string(c.fluid.max_particles) +
+                                 "): the pool would not fit the particle buffers");
   if (c.status.path.empty()) error("status.path", "'status.path' must not be empty");
   if (c.control.socket.empty()) error("control.socket", "'control.socket' must not be empty");
   if (c.force_feedback.servo.servo_rate_hz < c.fluid.rate_hz)

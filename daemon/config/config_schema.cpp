@@ -84,6 +84,9 @@ std::vector<KeyInfo> config_keys(Config& c) {
                    "elastic/plastic blend alpha"));
   k.push_back(integer("fluid.substeps", &c.fluid.substeps, 0, 32, "", restart,
                       "solver substeps per fluid frame for every preset; 0 = each preset's own"));
+  k.push_back(integer("fluid.particles", &c.fluid.particles, 64, 1'000'000, "", restart,
+                      "particles filling the pool (16 x 16 x 4 cm): more is a finer fluid and a "
+                      "dearer frame"));
   k.push_back(integer("fluid.max_particles", &c.fluid.max_particles, 64, 1'000'000, "", restart,
                       "particle buffer capacity"));
   k.push_back(choice("fluid.engine", &c.fluid.engine, {"opencl", "standin"}, restart,

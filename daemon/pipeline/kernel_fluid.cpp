@@ -3,6 +3,7 @@
 #include <dirent.h>
 
 #include <cmath>
+#include <cstdlib>
 
 #include "daemon/scene/particle_colour.hpp"
 #include "kernels/fluid/material.hpp"
@@ -11,6 +12,7 @@ namespace sonoflow::daemon {
 namespace {
 
 constexpr float kPoolFloorZ = 0.11f;
+constexpr float kPoolWidth = 0.16f;
 
 // Every <name>.toml in `dir` that parses as a material, by file name.
 std::map<std::string, fluid::Material, std::less<>> load_presets(const std::string& dir, std::string& notes) {
@@ -41,10 +43,30 @@ std::string preset_key(std::string_view name) {
 }  // namespace
 
 fluid::Scene default_pool_scene() {
+  constexpr float half = 0.5f * kPoolWidth;
   fluid::Scene s;
-  s.shapes.push_back(fluid::Shape::box({-0.08f, -0.08f, kPoolFloorZ}, {0.08f, 0.08f, 0.35f}));
-  s.blocks.push_back({{-0.08f, -0.08f, kPoolFloorZ}, {0.08f, 0.08f, kPoolSurfaceZ}});
+  s.shapes.push_back(fluid::Shape::box({-half, -half, kPoolFloorZ}, {half, half, 0.35f}));
+  s.blocks.push_back({{-half, -half, kPoolFloorZ}, {half, half, kPoolSurfaceZ}});
   return s;
+}
+
+float pool_spacing(int particles) {
+  // n particles across the width at spacing width / n; the depth holds as many whole layers as
+  // fit (the engine fills blocks the same way). The count grows with n; take the nearest.
+  float best = kPoolWidth;
+  long best_miss = -1;
+  for (int n = 1; n <= 1000; ++n) {
+    const float d = kPoolWidth / static_cast<float>(n);
+    const long layers = static_cast<long>(std::floor((kPoolSurfaceZ - kPoolFloorZ) / d + 1e-3f));
+    const long count = static_cast<long>(n) * n * layers;
+    const long miss = std::labs(count - particles);
+    if (best_miss < 0 || miss < best_miss) {
+      best = d;
+      best_miss = miss;
+    }
+    if (count > particles) break;
+  }
+  return best;
 }
 
 std::vector<std::string> KernelFluid::preset_names() const {
@@ -65,7 +87,7 @@ std::unique_ptr<KernelFluid> KernelFluid::create(const Config& config, const std
   fluid::FluidConfig fc;
   fc.device.device = config.fluid.device;
   fc.max_particles = config.fluid.max_particles;
-  fc.particle_spacing = 0.01f;
+  fc.particle_spacing = pool_spacing(config.fluid.particles);
   fc.domain_min = {-0.16f, -0.16f, 0.05f};
   fc.domain_max = {0.16f, 0.16f, 0.40f};
   const auto preset = f->presets_.find(preset_key(config.fluid.material));

@@ -19,10 +19,12 @@
 
 namespace sonoflow::daemon {
 
-// The pool the hand stirs: floor 11 cm above the array, 4 cm deep, 16 x 16 cm (1,024
-// particles at 1 cm: what PoCL on two shared cores steps at a useful rate).
+// The pool the hand stirs: floor 11 cm above the array, 4 cm deep, 16 x 16 cm.
 fluid::Scene default_pool_scene();
 inline constexpr float kPoolSurfaceZ = 0.15f;
+// The particle spacing whose lattice fills the pool with the count nearest to `particles`
+// (fluid.particles): the pool keeps its size, the fluid gets finer or coarser.
+float pool_spacing(int particles);
 
 class KernelFluid final : public FluidModel {
  public:

@@ -99,6 +99,14 @@ TEST(Config, SilenceWithin100MsIsEnforcedAcrossKeys) {
   EXPECT_NE(r.errors[0].message.find("100 ms"), std::string::npos);
 }
 
+TEST(Config, PoolMustFitTheParticleBuffers) {
+  const auto r = load("[fluid]\nparticles = 6000\nmax_particles = 5000\n");
+  ASSERT_EQ(r.errors.size(), 1u);
+  EXPECT_EQ(r.errors[0].key, "fluid.particles");
+  EXPECT_NE(r.errors[0].message.find("fluid.max_particles"), std::string::npos);
+  EXPECT_TRUE(load("[fluid]\nparticles = 5000\nmax_particles = 5000\n").errors.empty());
+}
+
 TEST(Config, TrackerRateMustBeOneTheTrackerHas) {
   const auto r = load("[tracker]\nrate_hz = 100\n");
   ASSERT_EQ(r.errors.size(), 1u);

@@ -1,7 +1,9 @@
 // The daemon's adapter of the particle fluid: fluid.substeps decides the schedule of every preset
-// (0 keeps each preset's own), at start and when the material changes live.
+// (0 keeps each preset's own), at start and when the material changes live; fluid.particles
+// decides how finely the pool is filled.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <memory>
 #include <string>
 
@@ -37,6 +39,34 @@ TEST(KernelFluid, ConfiguredSubstepsReplaceEveryPresetsSchedule) {
   EXPECT_NE(fluid->describe().find("4 substep(s) per frame"), std::string::npos) << fluid->describe();
   fluid->set_material("water", 0.0, 0.0);
   EXPECT_EQ(fluid->material().substeps, 4);
+}
+
+// The pool's lattice at pool_spacing(n) holds n particles where a lattice can, else the nearest.
+TEST(KernelFluid, PoolSpacingGivesTheNearestLatticeCount) {
+  const auto count = [](float d) {  // as the engine fills the 16 x 16 x 4 cm block
+    const int across = static_cast<int>(std::floor(0.16f / d + 1e-3f));
+    const int layers = static_cast<int>(std::floor(0.04f / d + 1e-3f));
+    return across * across * layers;
+  };
+  EXPECT_FLOAT_EQ(pool_spacing(1024), 0.01f);
+  EXPECT_EQ(count(pool_spacing(432)), 432);
+  EXPECT_EQ(count(pool_spacing(2000)), 2000);
+  EXPECT_EQ(count(pool_spacing(800)), 675);    // lattices hold 675 or 1,024 near 800
+  EXPECT_EQ(count(pool_spacing(10000)), 9800);  // 9,800 or 10,648
+}
+
+TEST(KernelFluid, PoolHoldsTheConfiguredParticles) {
+  Config config;
+  config.fluid.material = "water";
+  config.fluid.particles = 2000;
+  std::string error;
+  auto fluid = KernelFluid::create(config, SONOFLOW_SOURCE_DIR "/config/materials", error);
+  ASSERT_TRUE(fluid) << error;
+  ContactField field;
+  FluidStepInfo info;
+  fluid->step(HandFrame{}, nullptr, 1.0 / 90, field, info);
+  EXPECT_TRUE(info.ok);
+  EXPECT_EQ(info.particles, 2000u);
 }
 
 }  // namespace

@@ -158,10 +158,11 @@ TEST(Sonoflowd, ToolsWorkAgainstTheRunningDaemon) {
 }
 
 // The daemon on the OpenCL particle fluid (PoCL here): the hand stirs the pool, contact
-// samples reach the haptic thread, and the array renders them.
+// samples reach the haptic thread, and the array renders them. The pool holds fluid.particles
+// (1,024 = 16 x 16 x 4 at 1 cm: not the default, so the key must reach the engine).
 TEST(Sonoflowd, RunsTheParticleFluidAndRendersItsContact) {
   Sandbox box;
-  box.write_config("fluid.engine = \"opencl\"\n");
+  box.write_config("fluid.engine = \"opencl\"\nfluid.particles = 1024\n");
   NotifySocket notify(box.dir + "/notify.sock");
   Daemon d = Daemon::spawn({SONOFLOWD, "--config", box.config, "--emulate"},
                            {"NOTIFY_SOCKET=" + box.dir + "/notify.sock"}, box.dir + "/stderr");
