@@ -11,6 +11,25 @@ namespace {
 
 bool finite(const Vec3f& v) { return std::isfinite(v.x) && std::isfinite(v.y) && std::isfinite(v.z); }
 
+// Every live field of the config with its SmokeLive twin, named once for both directions:
+// `copy(config_field, live_field)` (either may be const).
+template <class Config, class Live, class Copy>
+void each_live_field(Config& c, Live& l, Copy copy) {
+  copy(c.advection, l.advection);
+  copy(c.pressure.tolerance, l.tolerance);
+  copy(c.pressure.max_iterations, l.max_iterations);
+  copy(c.pressure.sor_omega, l.sor_omega);
+  copy(c.pressure.check_every, l.check_every);
+  copy(c.gravity, l.gravity);
+  copy(c.body_force, l.body_force);
+  copy(c.smoke_weight, l.smoke_weight);
+  copy(c.heat_lift, l.heat_lift);
+  copy(c.vorticity, l.vorticity);
+  copy(c.smoke_decay, l.smoke_decay);
+  copy(c.heat_decay, l.heat_decay);
+  copy(c.max_hand_speed, l.max_hand_speed);
+}
+
 }  // namespace
 
 bool operator==(const SmokeLive& a, const SmokeLive& b) {
@@ -21,19 +40,7 @@ bool operator==(const SmokeLive& a, const SmokeLive& b) {
 SmokeLive live_part(const SmokeSetup& setup) {
   const SmokeConfig& c = setup.config;
   SmokeLive l{};
-  l.advection = c.advection;
-  l.tolerance = c.pressure.tolerance;
-  l.max_iterations = c.pressure.max_iterations;
-  l.sor_omega = c.pressure.sor_omega;
-  l.check_every = c.pressure.check_every;
-  l.gravity = c.gravity;
-  l.body_force = c.body_force;
-  l.smoke_weight = c.smoke_weight;
-  l.heat_lift = c.heat_lift;
-  l.vorticity = c.vorticity;
-  l.smoke_decay = c.smoke_decay;
-  l.heat_decay = c.heat_decay;
-  l.max_hand_speed = c.max_hand_speed;
+  each_live_field(c, l, [](const auto& from, auto& to) { to = from; });
   l.jet_count = static_cast<int>(std::min<std::size_t>(setup.scene.jets.size(), kMaxSources));
   std::copy_n(setup.scene.jets.begin(), l.jet_count, l.jets);
   l.plume_count = static_cast<int>(
@@ -43,19 +50,7 @@ SmokeLive live_part(const SmokeSetup& setup) {
 }
 
 void apply_live(SmokeConfig& c, const SmokeLive& l) {
-  c.advection = l.advection;
-  c.pressure.tolerance = l.tolerance;
-  c.pressure.max_iterations = l.max_iterations;
-  c.pressure.sor_omega = l.sor_omega;
-  c.pressure.check_every = l.check_every;
-  c.gravity = l.gravity;
-  c.body_force = l.body_force;
-  c.smoke_weight = l.smoke_weight;
-  c.heat_lift = l.heat_lift;
-  c.vorticity = l.vorticity;
-  c.smoke_decay = l.smoke_decay;
-  c.heat_decay = l.heat_decay;
-  c.max_hand_speed = l.max_hand_speed;
+  each_live_field(c, l, [](auto& to, const auto& from) { to = from; });
 }
 
 void apply_live(SmokeSetup& setup, const SmokeLive& l) {
