@@ -700,23 +700,30 @@ __kernel void conf_pos_apply(int n, __global const float4* x, __global float4* x
 // Reaction of the conformation constraints on the ghosts: ghost g's share of the momentum of
 // constraint i, m V_g A(grad W_ig)^T dl_i with dl_i already scaled by the constraint's
 // relaxation, times `scale` (1/dt for a position sweep, 1 for the velocity phase). Exactly minus
-// what constraint i gives its fluid particles (its Jacobian rows sum to zero).
-__kernel void ghost_conf_reaction(int ng, __global const float4* xg, __global const uint* gflags,
-                                  __global const uint* fnbr, __global const uint* fcount,
-                                  __global const float4* x, __global const float* gvol,
-                                  __global const float8* dlambda, float scale, P_CONST P,
-                                  __global float4* gimpulse) {
-  const int g = get_global_id(0);
-  if (g >= ng) return;
-  if (gflags[g] & FLAG_DEAD) return;
+// what constraint i gives its fluid particles (its Jacobian rows sum to zero). One work-item
+// per ghost touching the fluid.
+__kernel void ghost_conf_reaction(int ng, __global const float4* xg, __global const uint* touching,
+                                  __global const uint* touching_count, __global const uint* fnbr,
+                                  __global const uint* fcount, __global const float4* x,
+                                  __global const float* gvol, __global const float8* dlambda,
+                                  float scale, P_CONST P, __global float4* gimpulse) {
+  const int g = touching_ghost(get_global_id(0), touching, touching_count);
+  if (g < 0) return;
+  // Eight fluid particles per step in 8-lane sums (common.cl); entries past the count weigh 0.
   const float3 xgg = xg[g].xyz;
-  float3 d = (float3)(0.0f);
-  const uint cnt = min(fcount[g], (uint)P->max_neighbours);
-  for (uint k = 0; k < cnt; ++k) {
-    const uint i = NBR(fnbr, g, k, ng, P->max_neighbours);
-    const float3 r = x[i].xyz - xgg;
-    d += voigt_sym_t(kernel_grad(r, dot(r, r), P), dlambda[i]);
+  float8 dx = 0.0f, dy = 0.0f, dz = 0.0f;
+  const int cnt = (int)min(fcount[g], (uint)P->max_neighbours);
+  for (int k = 0; k < cnt; k += NBR_PAD) {
+    const uint8 i = nbr8_unpadded(fnbr, g, k, cnt, ng, P->max_neighbours);
+    float8 rx, ry, rz, ax, ay, az;
+    offsets8(x, i, xgg, &rx, &ry, &rz);  // r = x_i - x_g
+    const float8 f = live8(k, cnt) * kernel_grad_factor8(rx * rx + ry * ry + rz * rz, P);
+    voigt_sym_t8(f * rx, f * ry, f * rz, dlambda, i, &ax, &ay, &az);
+    dx += ax;
+    dy += ay;
+    dz += az;
   }
+  const float3 d = (float3)(hsum8(dx), hsum8(dy), hsum8(dz));
   gimpulse[g] += (float4)(P->mass * scale * gvol[g] * d, 0.0f);
 }
 
