@@ -308,8 +308,6 @@ Status FluidEngine::Impl::allocate() {
   s.g_volume = make_buffer(ctx, gcap * 4, err);
   s.g_nbr = make_buffer(ctx, gcap * 4 * static_cast<std::size_t>(s.max_neighbours), err);
   s.g_nbr_count = make_buffer(ctx, gcap * 4, err);
-  s.g_touching = make_buffer(ctx, gcap * 4, err);
-  s.g_touching_count = make_buffer(ctx, 4, err);
   s.stats = make_buffer(ctx, kStatLanes * kStatWords * 4, err);
   remove_buf = make_buffer(ctx, cap * 4, err);
   if (err != CL_SUCCESS) {

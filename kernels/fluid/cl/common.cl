@@ -165,13 +165,6 @@ inline float hsum8(float8 v) {
   return b.x + b.y;
 }
 
-// The ghost that work-item a of a reaction kernel sums for: the a-th entry of this substep's
-// list of ghosts touching the fluid (match_ghost_lists), or -1 past its end. The kernels are
-// launched over every ghost, since only the device knows how many touch.
-inline int touching_ghost(int a, __global const uint* touching, __global const uint* touching_count) {
-  return a < (int)touching_count[0] ? (int)touching[a] : -1;
-}
-
 // ---- smoothing kernels (support radius h) ---------------------------------------------------
 
 // W(r) from r^2; 0 outside the support. Both kernels are written without branches (clamps and

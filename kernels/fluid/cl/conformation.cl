@@ -700,15 +700,15 @@ __kernel void conf_pos_apply(int n, __global const float4* x, __global float4* x
 // Reaction of the conformation constraints on the ghosts: ghost g's share of the momentum of
 // constraint i, m V_g A(grad W_ig)^T dl_i with dl_i already scaled by the constraint's
 // relaxation, times `scale` (1/dt for a position sweep, 1 for the velocity phase). Exactly minus
-// what constraint i gives its fluid particles (its Jacobian rows sum to zero). One work-item
-// per ghost touching the fluid.
-__kernel void ghost_conf_reaction(int ng, __global const float4* xg, __global const uint* touching,
-                                  __global const uint* touching_count, __global const uint* fnbr,
-                                  __global const uint* fcount, __global const float4* x,
-                                  __global const float* gvol, __global const float8* dlambda,
-                                  float scale, P_CONST P, __global float4* gimpulse) {
-  const int g = touching_ghost(get_global_id(0), touching, touching_count);
-  if (g < 0) return;
+// what constraint i gives its fluid particles (its Jacobian rows sum to zero).
+__kernel void ghost_conf_reaction(int ng, __global const float4* xg, __global const uint* gflags,
+                                  __global const uint* fnbr, __global const uint* fcount,
+                                  __global const float4* x, __global const float* gvol,
+                                  __global const float8* dlambda, float scale, P_CONST P,
+                                  __global float4* gimpulse) {
+  const int g = get_global_id(0);
+  if (g >= ng) return;
+  if (gflags[g] & FLAG_DEAD) return;
   // Eight fluid particles per step in 8-lane sums (common.cl); entries past the count weigh 0.
   const float3 xgg = xg[g].xyz;
   float8 dx = 0.0f, dy = 0.0f, dz = 0.0f;

@@ -41,17 +41,16 @@ __kernel void pose_ghosts(int ng, __global const int* gjoint, __global const flo
 
 // Reaction of one density sweep on each ghost: minus the momentum the sweep gave the fluid
 // through this ghost, i.e. the boundary-density part of dx_i and the contact push.
-// Reads the positions the sweep started from (x) and the lambdas it used. One work-item per
-// ghost touching the fluid.
+// Reads the positions the sweep started from (x) and the lambdas it used.
 __kernel void ghost_density_reaction(int ng, __global const float4* xg,
-                                     __global const uint* touching,
-                                     __global const uint* touching_count, __global const uint* fnbr,
+                                     __global const uint* gflags, __global const uint* fnbr,
                                      __global const uint* fcount, __global const float4* x,
                                      __global const float* lambda, __global const float* gvol,
                                      __global const float4* ghost_contact, P_CONST P,
                                      __global float4* gimpulse) {
-  const int g = touching_ghost(get_global_id(0), touching, touching_count);
-  if (g < 0) return;
+  const int g = get_global_id(0);
+  if (g >= ng) return;
+  if (gflags[g] & FLAG_DEAD) return;
   // Eight fluid particles per step in 8-lane sums (common.cl); entries past the count weigh 0.
   const float3 xgg = xg[g].xyz;
   const float vol = P->density_coupling ? gvol[g] : 0.0f;
@@ -62,7 +61,8 @@ __kernel void ghost_density_reaction(int ng, __global const float4* xg,
     const float8 live = live8(k, cnt);
     float8 rx, ry, rz, cx, cy, cz, cw;
     offsets8(x, i, xgg, &rx, &ry, &rz);  // r = x_i - x_g
-    const float8 f = live * vol * gather8(lambda, i) * kernel_grad_factor8(rx * rx + ry * ry + rz * rz, P);
+    const float8 r2 = rx * rx + ry * ry + rz * rz;
+    const float8 f = live * vol * gather8(lambda, i) * kernel_grad_factor8(r2, P);
     // The contact push of particle i, if this ghost gave it (its w holds the ghost's index).
     rows8_xyzw(ghost_contact, i, &cx, &cy, &cz, &cw);
     const float8 mine = select((float8)(0.0f), live, as_uint8(cw) == (uint)g);

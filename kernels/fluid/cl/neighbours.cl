@@ -64,15 +64,10 @@ __kernel void build_neighbours(int nq, __global const float4* xq, __global const
 // own list dropped that ghost, so the hand is never pushed back by a push the fluid never got.
 // A ghost whose own list overflowed is flagged FLAG_LIST_FULL (for the statistics) before its
 // count is shortened to what it kept.
-// The ghosts that keep any fluid particle are appended to `touching` (*touching_count, zeroed
-// before the launch): the reaction kernels run over that list only (common.cl touching_ghost),
-// since much of the hand is usually out of the fluid. The order of the list varies from run to run, but each ghost's
-// reaction is summed by one work-item on its own, so no result depends on it.
 __kernel void match_ghost_lists(int ng, int n, __global const uint* gnbr,
                                 __global const uint* gcount, int gcap, P_CONST P,
                                 __global uint* fnbr, __global uint* fcount,
-                                __global uint* gflags, __global uint* touching,
-                                __global uint* touching_count) {
+                                __global uint* gflags) {
   const int g = get_global_id(0);
   if (g >= ng) return;
   if (fcount[g] > (uint)P->max_neighbours) gflags[g] |= FLAG_LIST_FULL;
@@ -86,7 +81,6 @@ __kernel void match_ghost_lists(int ng, int n, __global const uint* gnbr,
     kept += seen ? 1u : 0u;
   }
   if (kept < cnt) fcount[g] = kept;
-  if (kept > 0) touching[atomic_inc(touching_count)] = (uint)g;
 }
 
 // Ghost volumes (after Akinci et al. 2012): V_g = 1 / (2 sum_k W(x_g - x_k)) over the ghosts near

@@ -88,8 +88,8 @@ void Conformation::velocity_phase(SolverContext& ctx) {
     s.v.swap();
   }
   if (coupled) {  // the ghosts' share of every sweep at once (constant Jacobians), as m du
-    L.run(reaction_, s.ng, s.ng, s.xg, s.g_touching, s.g_touching_count, s.g_nbr, s.g_nbr_count,
-          s.x.a, s.g_volume, reaction_lambda_, 1.0f, s.params, s.g_impulse);
+    L.run(reaction_, s.ng, s.ng, s.xg, s.g_flags, s.g_nbr, s.g_nbr_count, s.x.a, s.g_volume,
+          reaction_lambda_, 1.0f, s.params, s.g_impulse);
   }
   L.run(vel_finish_, s.n, s.n, s.x.a, s.x0.a, s.v.a, s.flags.a, s.params);
 }
@@ -106,8 +106,8 @@ void Conformation::project(SolverContext& ctx) {
         s.density, dlambda_, s.params, s.contact, s.anchor.a, s.x0.a);
   if (s.ng > 0 && s.ghost_viscosity) {
     const float scale = 1.0f / s.dt;  // a position sweep's share: m dx / dt
-    L.run(reaction_, s.ng, s.ng, s.xg, s.g_touching, s.g_touching_count, s.g_nbr, s.g_nbr_count,
-          s.x.a, s.g_volume, dlambda_, scale, s.params, s.g_impulse);
+    L.run(reaction_, s.ng, s.ng, s.xg, s.g_flags, s.g_nbr, s.g_nbr_count, s.x.a, s.g_volume,
+          dlambda_, scale, s.params, s.g_impulse);
   }
   s.x.swap();
 }

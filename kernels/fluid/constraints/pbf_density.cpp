@@ -23,9 +23,8 @@ void PbfDensity::project(SolverContext& ctx) {
                  s.contact, s.ghost_contact, s.anchor.a, s.x0.a, s.media_weight, s.xg0);
   // The reaction reads the positions the sweep started from, before the swap.
   if (s.ng > 0) {
-    ctx.launch.run(reaction_, s.ng, s.ng, s.xg, s.g_touching, s.g_touching_count, s.g_nbr,
-                   s.g_nbr_count, s.x.a, s.lambda, s.g_volume, s.ghost_contact, s.params,
-                   s.g_impulse);
+    ctx.launch.run(reaction_, s.ng, s.ng, s.xg, s.g_flags, s.g_nbr, s.g_nbr_count, s.x.a,
+                   s.lambda, s.g_volume, s.ghost_contact, s.params, s.g_impulse);
   }
   s.x.swap();
 }

@@ -48,8 +48,6 @@ struct DeviceState {
   cl::Buffer j_pos_prev, j_rot_prev, j_pos_new, j_rot_new;
   cl::Buffer xg, xg0, vg, g_normal, g_flags, g_volume, g_impulse;
   cl::Buffer g_nbr, g_nbr_count;  // ghost -> fluid
-  cl::Buffer g_touching, g_touching_count;  // the ghosts with a fluid particle in their list
-                                            // (unordered; built by match_ghost_lists)
   GridBuffers ghost_grid;
 
   cl::Buffer stats;

@@ -72,9 +72,8 @@ void NeighbourSearch::build_lists(Launcher& launch, DeviceState& s) {
   launch.run(build_neighbours_, s.ng, s.ng, s.xg, s.g_flags, s.fluid_grid.cell_start,
              s.fluid_grid.perm, direct, s.x.a, include, no_pad, s.max_neighbours, s.params,
              s.g_nbr, s.g_nbr_count);
-  launch.fill(s.g_touching_count, sizeof(cl_uint));
   launch.run(match_ghost_lists_, s.ng, s.ng, s.n, s.gnbr, s.gnbr_count, s.max_ghost_neighbours,
-             s.params, s.g_nbr, s.g_nbr_count, s.g_flags, s.g_touching, s.g_touching_count);
+             s.params, s.g_nbr, s.g_nbr_count, s.g_flags);
   launch.run(ghost_volume_, s.ng, s.ng, s.xg, s.g_flags, s.ghost_grid.cell_start,
              s.ghost_grid.perm, s.params, s.g_volume);
 }
