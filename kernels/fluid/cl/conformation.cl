@@ -205,16 +205,17 @@ __kernel void conf_vel_setup(int n, __global const float4* x, __global const uin
   const int padded = padded_count(cnt, P->max_neighbours);
   for (int k = 0; k < padded; k += NBR_PAD) {
     const uint8 j = nbr8(nbr, i, k, n, P->max_neighbours);
-    float8 px, py, pz;  // p = x_j - x_i = -r_ij
-    offsets8(x, j, xi, &px, &py, &pz);
-    const float8 f = live8(k, cnt) * kernel_grad_factor8(px * px + py * py + pz * pz, P);
+    float8 rx, ry, rz;
+    offsets8(x, j, xi, &rx, &ry, &rz);
+    rx = -rx;  // r_ij = x_i - x_j
+    ry = -ry;
+    rz = -rz;
+    const float8 f = live8(k, cnt) * kernel_grad_factor8(rx * rx + ry * ry + rz * rz, P);
     const float8 vj = P->mass / fmax(gather8(density, j), 0.5f * P->rest_density);
     store_pair8(pair, i, k, n, P->max_neighbours, f, vj);
-    // g = V_j grad W_ij = V_j f r_ij = -V_j f p
-    const float8 vf = -vj * f;
-    const float8 gx = vf * px, gy = vf * py, gz = vf * pz;
-    // t = w_i x r_ij = -(w_i x p)
-    const float8 tx = wi.z * py - wi.y * pz, ty = wi.x * pz - wi.z * px, tz = wi.y * px - wi.x * py;
+    const float8 gx = vj * f * rx, gy = vj * f * ry, gz = vj * f * rz;
+    // t = w x r
+    const float8 tx = wi.y * rz - wi.z * ry, ty = wi.z * rx - wi.x * rz, tz = wi.x * ry - wi.y * rx;
     k08 += 2.0f * gx * tx;
     k18 += 2.0f * gy * ty;
     k28 += 2.0f * gz * tz;
