@@ -102,12 +102,33 @@ inline uint8 nbr8(__global const uint* list, int i, int k, int n, int cap) {
 #endif
 }
 
-inline void rows8(__global const float4* v, uint8 j, float8* x, float8* y, float8* z) {
+// Entries k .. k + 7 of a list that is not padded (the ghosts' lists), cnt >= 1: entries from
+// cnt on are replaced by entry 0, so every index is valid; weigh them 0 with live8.
+inline uint8 nbr8_unpadded(__global const uint* list, int i, int k, int cnt, int n, int cap) {
+  const int8 lane = (int8)(0, 1, 2, 3, 4, 5, 6, 7) + k;
+  return select((uint8)(NBR(list, i, 0, n, cap)), nbr8(list, i, k, n, cap), lane < cnt);
+}
+
+inline void rows8_xyzw(__global const float4* v, uint8 j, float8* x, float8* y, float8* z, float8* w) {
   const float4 a = v[j.s0], b = v[j.s1], c = v[j.s2], d = v[j.s3];
   const float4 e = v[j.s4], f = v[j.s5], g = v[j.s6], h = v[j.s7];
   *x = (float8)(a.x, b.x, c.x, d.x, e.x, f.x, g.x, h.x);
   *y = (float8)(a.y, b.y, c.y, d.y, e.y, f.y, g.y, h.y);
   *z = (float8)(a.z, b.z, c.z, d.z, e.z, f.z, g.z, h.z);
+  *w = (float8)(a.w, b.w, c.w, d.w, e.w, f.w, g.w, h.w);
+}
+
+inline void rows8(__global const float4* v, uint8 j, float8* x, float8* y, float8* z) {
+  float8 unused;
+  rows8_xyzw(v, j, x, y, z, &unused);
+}
+
+// v_j - o for the eight rows j: neighbour offsets from the point o.
+inline void offsets8(__global const float4* v, uint8 j, float3 o, float8* x, float8* y, float8* z) {
+  rows8(v, j, x, y, z);
+  *x -= o.x;
+  *y -= o.y;
+  *z -= o.z;
 }
 
 inline float8 gather8(__global const float* v, uint8 j) {
@@ -254,6 +275,23 @@ inline float3 voigt_sym_t(float3 g, float8 l) {
   return (float3)(2.0f * g.x * l.s0 + g.y * l.s3 + g.z * l.s4,
                   2.0f * g.y * l.s1 + g.x * l.s3 + g.z * l.s5,
                   2.0f * g.z * l.s2 + g.x * l.s4 + g.y * l.s5);
+}
+
+// A(g)^T l for eight pairs at once: g lane by lane, l the 6-vectors in rows j of `l` (one
+// 32-byte load per row and a transpose, no gathers).
+inline void voigt_sym_t8(float8 gx, float8 gy, float8 gz, __global const float8* l, uint8 j,
+                         float8* x, float8* y, float8* z) {
+  const float8 a = l[j.s0], b = l[j.s1], c = l[j.s2], d = l[j.s3];
+  const float8 e = l[j.s4], f = l[j.s5], g = l[j.s6], h = l[j.s7];
+  const float8 xx = (float8)(a.s0, b.s0, c.s0, d.s0, e.s0, f.s0, g.s0, h.s0);
+  const float8 yy = (float8)(a.s1, b.s1, c.s1, d.s1, e.s1, f.s1, g.s1, h.s1);
+  const float8 zz = (float8)(a.s2, b.s2, c.s2, d.s2, e.s2, f.s2, g.s2, h.s2);
+  const float8 xy = (float8)(a.s3, b.s3, c.s3, d.s3, e.s3, f.s3, g.s3, h.s3);
+  const float8 xz = (float8)(a.s4, b.s4, c.s4, d.s4, e.s4, f.s4, g.s4, h.s4);
+  const float8 yz = (float8)(a.s5, b.s5, c.s5, d.s5, e.s5, f.s5, g.s5, h.s5);
+  *x = 2.0f * gx * xx + gy * xy + gz * xz;
+  *y = 2.0f * gy * yy + gx * xy + gz * yz;
+  *z = 2.0f * gz * zz + gx * xz + gy * yz;
 }
 
 // diag(A(g) A(g)^T): squared norms of the rows of A(g).

@@ -85,7 +85,7 @@ __kernel void conf_vel_begin(int n, __global const float4* x, __global const flo
   }
   const float3 xi = x[i].xyz;
   const float3 ui = v[i].xyz;
-  // Eight neighbours per step in 8-lane sums (common.cl nbr8/rows8); padding has q = 0 and
+  // Eight neighbours per step in 8-lane sums (common.cl nbr8/offsets8); padding has q = 0 and
   // counts with weight 0.
   float8 w8 = 0, qx8 = 0, qy8 = 0, qz8 = 0, vx8 = 0, vy8 = 0, vz8 = 0, lx8 = 0, ly8 = 0, lz8 = 0;
   float8 sxx8 = 0, syy8 = 0, szz8 = 0, sxy8 = 0, sxz8 = 0, syz8 = 0;
@@ -95,11 +95,8 @@ __kernel void conf_vel_begin(int n, __global const float4* x, __global const flo
     const uint8 j = nbr8(nbr, i, k, n, P->max_neighbours);
     const float8 live = live8(k, cnt);
     float8 ax, ay, az, bx, by, bz;
-    rows8(x, j, &ax, &ay, &az);
+    offsets8(x, j, xi, &ax, &ay, &az);
     rows8(v, j, &bx, &by, &bz);
-    ax -= xi.x;
-    ay -= xi.y;
-    az -= xi.z;
     bx *= live;
     by *= live;
     bz *= live;
@@ -201,7 +198,7 @@ __kernel void conf_vel_setup(int n, __global const float4* x, __global const uin
   }
   const float3 xi = x[i].xyz;
   const float3 wi = spin[i].xyz;
-  // Eight neighbours per step in 8-lane sums (common.cl nbr8/rows8); padding has f = 0.
+  // Eight neighbours per step in 8-lane sums (common.cl nbr8/offsets8); padding has f = 0.
   float8 k08 = 0, k18 = 0, k28 = 0, k38 = 0, k48 = 0, k58 = 0;
   float8 gxx8 = 0, gyy8 = 0, gzz8 = 0, sx8 = 0, sy8 = 0, sz8 = 0;
   const int cnt = (int)min(ncount[i], (uint)P->max_neighbours);
@@ -209,10 +206,10 @@ __kernel void conf_vel_setup(int n, __global const float4* x, __global const uin
   for (int k = 0; k < padded; k += NBR_PAD) {
     const uint8 j = nbr8(nbr, i, k, n, P->max_neighbours);
     float8 rx, ry, rz;
-    rows8(x, j, &rx, &ry, &rz);
-    rx = xi.x - rx;
-    ry = xi.y - ry;
-    rz = xi.z - rz;
+    offsets8(x, j, xi, &rx, &ry, &rz);
+    rx = -rx;  // r_ij = x_i - x_j
+    ry = -ry;
+    rz = -rz;
     const float8 f = live8(k, cnt) * kernel_grad_factor8(rx * rx + ry * ry + rz * rz, P);
     const float8 vj = P->mass / fmax(gather8(density, j), 0.5f * P->rest_density);
     store_pair8(pair, i, k, n, P->max_neighbours, f, vj);
@@ -446,14 +443,8 @@ __kernel void conf_pos_sums(int n, int plane, __global const float4* x,
   for (int k = 0; k < padded; k += NBR_PAD) {
     const uint8 j = nbr8(nbr, i, k, n, P->max_neighbours);
     float8 ax, ay, az, bx, by, bz;
-    rows8(x, j, &ax, &ay, &az);
-    rows8(x0, j, &bx, &by, &bz);
-    ax -= xi.x;
-    ay -= xi.y;
-    az -= xi.z;
-    bx -= x0i.x;
-    by -= x0i.y;
-    bz -= x0i.z;
+    offsets8(x, j, xi, &ax, &ay, &az);
+    offsets8(x0, j, x0i, &bx, &by, &bz);
     // grad W_ij = f r_ij = -f p_j
     const float8 f = live8(k, cnt) * kernel_grad_factor8(ax * ax + ay * ay + az * az, P);
     const float8 vj = P->mass / fmax(gather8(density, j), 0.5f * P->rest_density);
@@ -709,14 +700,21 @@ __kernel void ghost_conf_reaction(int ng, __global const float4* xg, __global co
   const int g = get_global_id(0);
   if (g >= ng) return;
   if (gflags[g] & FLAG_DEAD) return;
+  // Eight fluid particles per step in 8-lane sums (common.cl); entries past the count weigh 0.
   const float3 xgg = xg[g].xyz;
-  float3 d = (float3)(0.0f);
-  const uint cnt = min(fcount[g], (uint)P->max_neighbours);
-  for (uint k = 0; k < cnt; ++k) {
-    const uint i = NBR(fnbr, g, k, ng, P->max_neighbours);
-    const float3 r = x[i].xyz - xgg;
-    d += voigt_sym_t(kernel_grad(r, dot(r, r), P), dlambda[i]);
+  float8 dx = 0.0f, dy = 0.0f, dz = 0.0f;
+  const int cnt = (int)min(fcount[g], (uint)P->max_neighbours);
+  for (int k = 0; k < cnt; k += NBR_PAD) {
+    const uint8 i = nbr8_unpadded(fnbr, g, k, cnt, ng, P->max_neighbours);
+    float8 rx, ry, rz, ax, ay, az;
+    offsets8(x, i, xgg, &rx, &ry, &rz);  // r = x_i - x_g
+    const float8 f = live8(k, cnt) * kernel_grad_factor8(rx * rx + ry * ry + rz * rz, P);
+    voigt_sym_t8(f * rx, f * ry, f * rz, dlambda, i, &ax, &ay, &az);
+    dx += ax;
+    dy += ay;
+    dz += az;
   }
+  const float3 d = (float3)(hsum8(dx), hsum8(dy), hsum8(dz));
   gimpulse[g] += (float4)(P->mass * scale * gvol[g] * d, 0.0f);
 }
 

@@ -32,19 +32,16 @@ __kernel void pbf_lambda(int n, __global const float4* x, __global const uint* f
   }
   const float3 xi = x[i].xyz;
   const float v0 = P->rest_volume;
-  // Eight neighbours per step in 8-lane sums (common.cl nbr8/rows8); padding weighs 0.
+  // Eight neighbours per step in 8-lane sums (common.cl nbr8/offsets8); padding weighs 0.
   const float sk = P->scorr_k, sq = P->scorr_inv_wdq;
   float8 sw = 0.0f, gx8 = 0.0f, gy8 = 0.0f, gz8 = 0.0f, g2 = 0.0f, kap = 0.0f;
   const int cnt = (int)min(ncount[i], (uint)P->max_neighbours);
   const int padded = padded_count(cnt, P->max_neighbours);
   for (int k = 0; k < padded; k += NBR_PAD) {
     const uint8 j = nbr8(nbr, i, k, n, P->max_neighbours);
-    float8 rx, ry, rz;
-    rows8(x, j, &rx, &ry, &rz);
-    rx = xi.x - rx;
-    ry = xi.y - ry;
-    rz = xi.z - rz;
-    const float8 r2 = rx * rx + ry * ry + rz * rz;
+    float8 px, py, pz;  // p = x_j - x_i = -r_ij
+    offsets8(x, j, xi, &px, &py, &pz);
+    const float8 r2 = px * px + py * py + pz * pz;
     const float8 live = live8(k, cnt);
     const float8 w = live * kernel_w8(r2, P);
     sw += w;
@@ -53,9 +50,9 @@ __kernel void pbf_lambda(int n, __global const float4* x, __global const uint* f
     const float8 ws = w * sq;
     const float8 ws2 = ws * ws;
     store_pair8(pair, i, k, n, P->max_neighbours, f, sk * ws2 * ws2);
-    gx8 += f * rx;
-    gy8 += f * ry;
-    gz8 += f * rz;
+    gx8 -= f * px;  // grad_i W_ij = f r_ij
+    gy8 -= f * py;
+    gz8 -= f * pz;
     g2 += f * f * r2;
     kap -= f * r2;
   }

@@ -51,17 +51,25 @@ __kernel void ghost_density_reaction(int ng, __global const float4* xg,
   const int g = get_global_id(0);
   if (g >= ng) return;
   if (gflags[g] & FLAG_DEAD) return;
+  // Eight fluid particles per step in 8-lane sums (common.cl); entries past the count weigh 0.
   const float3 xgg = xg[g].xyz;
-  float3 dx = (float3)(0.0f);
-  const uint cnt = min(fcount[g], (uint)P->max_neighbours);
-  for (uint k = 0; k < cnt; ++k) {
-    const uint i = NBR(fnbr, g, k, ng, P->max_neighbours);
-    if (P->density_coupling) {
-      const float3 r = x[i].xyz - xgg;
-      dx += (lambda[i] * gvol[g]) * kernel_grad(r, dot(r, r), P);
-    }
-    const float4 c = ghost_contact[i];
-    if (as_uint(c.w) == (uint)g) dx += c.xyz;
+  const float vol = P->density_coupling ? gvol[g] : 0.0f;
+  float8 dx = 0.0f, dy = 0.0f, dz = 0.0f;
+  const int cnt = (int)min(fcount[g], (uint)P->max_neighbours);
+  for (int k = 0; k < cnt; k += NBR_PAD) {
+    const uint8 i = nbr8_unpadded(fnbr, g, k, cnt, ng, P->max_neighbours);
+    const float8 live = live8(k, cnt);
+    float8 rx, ry, rz, cx, cy, cz, cw;
+    offsets8(x, i, xgg, &rx, &ry, &rz);  // r = x_i - x_g
+    const float8 r2 = rx * rx + ry * ry + rz * rz;
+    const float8 f = live * vol * gather8(lambda, i) * kernel_grad_factor8(r2, P);
+    // The contact push of particle i, if this ghost gave it (its w holds the ghost's index).
+    rows8_xyzw(ghost_contact, i, &cx, &cy, &cz, &cw);
+    const float8 mine = select((float8)(0.0f), live, as_uint8(cw) == (uint)g);
+    dx += f * rx + mine * cx;
+    dy += f * ry + mine * cy;
+    dz += f * rz + mine * cz;
   }
-  gimpulse[g] -= (float4)(P->mass * P->inv_dt * dx, 0.0f);
+  const float3 dxs = (float3)(hsum8(dx), hsum8(dy), hsum8(dz));
+  gimpulse[g] -= (float4)(P->mass * P->inv_dt * dxs, 0.0f);
 }

@@ -85,12 +85,15 @@ __kernel void match_ghost_lists(int ng, int n, __global const uint* gnbr,
 
 // Ghost volumes (after Akinci et al. 2012): V_g = 1 / (2 sum_k W(x_g - x_k)) over the ghosts near
 // g, so a single layer of ghosts acts as a boundary of the right density whatever its sampling.
+// Only for ghosts with fluid in their (matched) list: a fluid particle within h of a ghost is
+// in that ghost's list (or the list is full), so no pair within h reads the volume 0 the others
+// get; a full fluid list's last slot may hold a ghost beyond h, which weighs W = 0.
 __kernel void ghost_volume(int ng, __global const float4* xg, __global const uint* gflags,
-                           __global const uint* cell_start, __global const uint* perm,
-                           P_CONST P, __global float* volume) {
+                           __global const uint* fcount, __global const uint* cell_start,
+                           __global const uint* perm, P_CONST P, __global float* volume) {
   const int g = get_global_id(0);
   if (g >= ng) return;
-  if (gflags[g] & FLAG_DEAD) {
+  if ((gflags[g] & FLAG_DEAD) || fcount[g] == 0) {
     volume[g] = 0.0f;
     return;
   }

@@ -74,7 +74,7 @@ void NeighbourSearch::build_lists(Launcher& launch, DeviceState& s) {
              s.g_nbr, s.g_nbr_count);
   launch.run(match_ghost_lists_, s.ng, s.ng, s.n, s.gnbr, s.gnbr_count, s.max_ghost_neighbours,
              s.params, s.g_nbr, s.g_nbr_count, s.g_flags);
-  launch.run(ghost_volume_, s.ng, s.ng, s.xg, s.g_flags, s.ghost_grid.cell_start,
+  launch.run(ghost_volume_, s.ng, s.ng, s.xg, s.g_flags, s.g_nbr_count, s.ghost_grid.cell_start,
              s.ghost_grid.perm, s.params, s.g_volume);
 }
 
