@@ -288,6 +288,7 @@ bool ArrayDriver::enqueue(std::size_t size, std::uint16_t slot) noexcept {
   pool_[slot].size = size;
   (void)queued_.try_push(slot);  // cannot fail: both rings hold every slot
   stream_counts_.submitted.fetch_add(1, std::memory_order_relaxed);
+  transport_.out_queued();
   return true;
 }
 

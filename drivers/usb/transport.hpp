@@ -92,6 +92,12 @@ class Transport {
   // Clears a halted endpoint (after a Stall), blocking.
   virtual TransferStatus clear_halt(std::uint8_t endpoint) = 0;
 
+  // The handler has queued an OUT message (the stream thread, right after it pushed a block
+  // into its ring). Real-time safe: lock-free, no allocation, never blocks. A transport that
+  // sleeps until it has work wakes for it (InProcessTransport); one that moves OUT blocks on its
+  // own schedule may ignore it (LibusbTransport).
+  virtual void out_queued() noexcept = 0;
+
   virtual const TransportStats& stats() const noexcept = 0;
 
   // Name, SCHED_FIFO priority and CPU of the transport's own thread (the libusb event thread,
