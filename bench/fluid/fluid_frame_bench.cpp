@@ -13,7 +13,8 @@
 // Counters: wall-clock p50 / p99 per frame (the 90 Hz budget is 11.1 ms), the process CPU time
 // per frame (all device threads; robust to other load on the machine), particle-sweeps per
 // second (particles x substeps x sweeps / wall time), and what the hand feels: the mean force
-// of the fluid on it (N). Set SONOFLOW_FLUID_PROFILE=1 to print the device time per kernel.
+// of the fluid on it (N). Set SONOFLOW_FLUID_PROFILE=1 to print the device time per kernel and
+// what the frame spends outside the kernels per launch (kernels_opencl_launch_bench: what a launch costs).
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -107,9 +108,18 @@ void frames(benchmark::State& state, bool viscoelastic, int substeps = 0, int ve
     std::sort(profile.begin(), profile.end(), [](const auto& a, const auto& b) { return a.ms > b.ms; });
     std::printf("%s, %d particles, device ms per frame by kernel:\n", viscoelastic ? "honey" : "water",
                 st.particles);
+    const double frames_run = static_cast<double>(wall_ms.size());
+    double device_ms = 0, launches = 0;
     for (const auto& p : profile) {
-      std::printf("  %-24s %7.3f\n", p.name.c_str(), p.ms / static_cast<double>(wall_ms.size()));
+      std::printf("  %-24s %7.3f\n", p.name.c_str(), p.ms / frames_run);
+      device_ms += p.ms / frames_run;
+      launches += static_cast<double>(p.launches) / frames_run;
     }
+    // What the frame spends outside the kernels (launch hand-over, read-back, host work), per launch.
+    double wall_mean = 0;
+    for (double w : wall_ms) wall_mean += w / frames_run;
+    std::printf("  kernels %.3f ms in %.0f launches; frame %.3f ms: %.1f us per launch outside the kernels\n",
+                device_ms, launches, wall_mean, 1e3 * (wall_mean - device_ms) / launches);
   }
 }
 
