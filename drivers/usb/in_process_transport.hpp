@@ -11,11 +11,16 @@
 //   - the device's next event (UsbDevice::next_event_ns: the array's next STATUS, the
 //     tracker's next frame), while the stream polls IN endpoints;
 //   - a wake-up (WakeSignal): out_queued() from the stream thread when the host queued an OUT
-//     block, and every setup call that gives the pass new work (start_streams, clear_halt,
-//     control transfers, wake_service() after fault injection, stop_service);
+//     block, unless the next pass comes within `max_out_wait_ns` anyway (the array's thread
+//     passes at every 1 ms STATUS, so a wake-up per block would double its wake-ups and cost the
+//     stream thread a FUTEX_WAKE), and every setup call that gives the pass new work
+//     (start_streams, clear_halt, control transfers, wake_service() after fault injection,
+//     stop_service);
 //   - the cap `max_sleep_ns`, which bounds how late an unplug is seen.
 // A wake-up that comes while a pass runs cuts the following sleep short (the pass takes its
-// ticket first), so none is lost.
+// ticket first), so none is lost. The device plays its FIFO on its own clock whenever it is
+// touched (lazily), so underruns are counted however rarely the thread passes; each STATUS
+// reports them.
 //
 // A mutex serialises the device between pump() and control transfers. It is never taken by the
 // host drivers' real-time calls: those touch the drivers' rings and call out_queued(), which is
