@@ -19,8 +19,9 @@ long futex(std::uint32_t* word, int op, std::uint32_t value, const timespec* tim
 }  // namespace
 
 WakeSignal::Ticket WakeSignal::ticket() noexcept {
-  due_ns_.store(kUndecided, std::memory_order_relaxed);
-  std::atomic_thread_fence(std::memory_order_seq_cst);  // pairs with notify_unless_due_by's
+  // A read-modify-write, as in notify_unless_due_by (see the header: RMWs on one word are
+  // totally ordered, so either this one sees the notifier's work or the notifier sees this).
+  due_ns_.exchange(kUndecided, std::memory_order_acq_rel);
   // Bit 0 is clear here: only the sleeper sets it, and it clears it before sleep_for returns.
   return std::atomic_ref(word_).load(std::memory_order_acquire) & ~kAsleep;
 }
@@ -49,8 +50,8 @@ void WakeSignal::notify() noexcept {
 }
 
 void WakeSignal::notify_unless_due_by(std::int64_t by_ns) noexcept {
-  std::atomic_thread_fence(std::memory_order_seq_cst);  // pairs with ticket()'s
-  if (due_ns_.load(std::memory_order_relaxed) > by_ns) notify();
+  // fetch_add(0) rather than load: the RMW that pairs with ticket()'s exchange.
+  if (due_ns_.fetch_add(0, std::memory_order_acq_rel) > by_ns) notify();
 }
 
 }  // namespace sonoflow::drivers::usb

@@ -14,9 +14,12 @@
 // notify_unless_due_by() spares even that when the sleeper will look for work soon enough
 // anyway: the sleeper publishes when it will next look (its due time, on the caller's clock),
 // and a notifier that can wait until then does not wake it. Ordering: the sleeper marks its due
-// time undecided, then (seq_cst fence) looks for work; a notifier publishes its work, then
-// (seq_cst fence) reads the due time. Either the sleeper's look sees the work, or the notifier
-// sees "undecided" or the new due time, so a skipped wake-up never strands work past `by_ns`.
+// time undecided, then looks for work; a notifier publishes its work, then reads the due time.
+// Both touch the due time with an acq_rel read-modify-write, and RMWs of one atomic are totally
+// ordered: if the notifier's comes first, the sleeper's synchronises with it and its look sees
+// the work; otherwise the notifier reads "undecided" (and notifies) or the sleeper's new due
+// time. So a skipped wake-up never strands work past `by_ns`. (Not seq_cst fences: TSan does
+// not model them.)
 #include <atomic>
 #include <cstdint>
 #include <limits>
