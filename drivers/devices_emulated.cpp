@@ -12,7 +12,8 @@ constexpr std::int64_t kServiceCapNs = 2 * rt::kNsPerMs;
 // How long a queued OUT block may wait for the array's service thread. While streaming, the
 // thread passes at every STATUS (1 ms) anyway, so the stream thread rarely has to wake it: a
 // wake-up per submitted block doubled the thread's wake-ups and cost the stream thread ~8 us
-// per tick on this VM (bench/RESULTS.md, drivers). The stream's 3 ms look-ahead leaves 2 ms.
+// per tick on this VM (bench/RESULTS.md, drivers). The stream's 3 ms look-ahead leaves 2 ms; a
+// block sent later than that waits at most half its remaining lead (out_queued).
 constexpr std::int64_t kOutWaitNs = 1 * rt::kNsPerMs;
 
 class EmulatedDeviceSet final : public EmulatedDevices {

@@ -131,7 +131,7 @@ class ArrayDriver final : private usb::StreamHandler {
   DriverError request_out(ArrayRequest request, std::span<const std::uint8_t> data);
   DriverError fail(usb::TransferStatus status) noexcept;
   bool take_slot(std::uint16_t& slot) noexcept;
-  bool enqueue(std::size_t size, std::uint16_t slot) noexcept;
+  bool enqueue(std::size_t size, std::uint16_t slot, std::uint64_t start_tick) noexcept;
   void recycle_queued() noexcept;
   DriverError restore();
 

@@ -186,13 +186,16 @@ rt::RtSetupReport InProcessTransport::apply_thread_config(const rt::RtThreadConf
   return rt::setup_thread(service_.native_handle(), config);
 }
 
-void InProcessTransport::out_queued() noexcept {
+void InProcessTransport::out_queued(std::int64_t plays_at_ns) noexcept {
   const rt::Clock* clock = service_clock_.load(std::memory_order_acquire);
   if (clock == nullptr) {
     wake_.notify();
     return;
   }
-  wake_.notify_unless_due_by(clock->now_ns() + max_out_wait_ns_);
+  const std::int64_t now = clock->now_ns();
+  std::int64_t wait = max_out_wait_ns_;
+  if (plays_at_ns != kNoPlayTime) wait = std::min(wait, std::max<std::int64_t>(0, (plays_at_ns - now) / 2));
+  wake_.notify_unless_due_by(now + wait);
 }
 
 void InProcessTransport::start_service(rt::Clock& clock, std::int64_t max_sleep_ns,

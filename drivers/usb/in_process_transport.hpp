@@ -11,11 +11,11 @@
 //   - the device's next event (UsbDevice::next_event_ns: the array's next STATUS, the
 //     tracker's next frame), while the stream polls IN endpoints;
 //   - a wake-up (WakeSignal): out_queued() from the stream thread when the host queued an OUT
-//     block, unless the next pass comes within `max_out_wait_ns` anyway (the array's thread
-//     passes at every 1 ms STATUS, so a wake-up per block would double its wake-ups and cost the
-//     stream thread a FUTEX_WAKE), and every setup call that gives the pass new work
-//     (start_streams, clear_halt, control transfers, wake_service() after fault injection,
-//     stop_service);
+//     block, unless the next pass comes within `max_out_wait_ns` and within half the block's
+//     remaining lead anyway (the array's thread passes at every 1 ms STATUS, so a wake-up per
+//     block would double its wake-ups and cost the stream thread a FUTEX_WAKE), and every setup
+//     call that gives the pass new work (start_streams, clear_halt, control transfers,
+//     wake_service() after fault injection, stop_service);
 //   - the cap `max_sleep_ns`, which bounds how late an unplug is seen.
 // A wake-up that comes while a pass runs cuts the following sleep short (the pass takes its
 // ticket first), so none is lost. The device plays its FIFO on its own clock whenever it is
@@ -56,8 +56,9 @@ class InProcessTransport final : public Transport {
   void stop_streams() noexcept override;
   TransferStatus clear_halt(std::uint8_t endpoint) override;
   // Stream thread, real-time safe (see WakeSignal): wakes the service thread unless its next
-  // pass comes within the service's OUT wait anyway.
-  void out_queued() noexcept override;
+  // pass comes soon enough anyway: within the service's OUT wait, and within half the time left
+  // before the block plays (a block the stream sends late is not left waiting).
+  void out_queued(std::int64_t plays_at_ns) noexcept override;
   const TransportStats& stats() const noexcept override { return stats_; }
   // Applies to the service thread if it runs; a later start_service() applies it again.
   rt::RtSetupReport apply_thread_config(const rt::RtThreadConfig& config) override;

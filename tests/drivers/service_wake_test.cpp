@@ -137,15 +137,16 @@ class QuietDevice final : public emulator::UsbDevice {
   std::atomic<std::uint32_t> taken_{0}, out_of_order_{0};
 };
 
-// The host side: `queue()` adds a message, as ArrayDriver::submit does, and calls out_queued().
+// The host side: `queue()` adds a message, as ArrayDriver::submit does, and calls out_queued()
+// (by default for a block whose play time is unknown).
 // With `late_submits` > 0, each time the transport finds the queue empty the handler queues one
 // more message right then: the submit lands after the pass looked and before it sleeps.
 class CountingHandler final : public usb::StreamHandler {
  public:
   explicit CountingHandler(usb::Transport& transport) : transport_(transport) {}
-  void queue() noexcept {
+  void queue(std::int64_t plays_at_ns = usb::kNoPlayTime) noexcept {
     queued_.fetch_add(1, std::memory_order_release);
-    transport_.out_queued();
+    transport_.out_queued(plays_at_ns);
   }
   std::atomic<int> late_submits{0};
 
@@ -213,6 +214,18 @@ TEST(ServiceWake, EachQueuedOutBlockIsTakenWithoutWaitingForTheCap) {
     EXPECT_EQ(link.device.out_of_order(), 0u);
     // Event-driven, not polling: about one pass per wake-up (a wake-up during a pass adds one).
     EXPECT_LE(link.transport.service_passes(), 2 * kBlocks + 10);
+  }
+}
+
+// A block the stream sends late (it plays now) wakes the thread even though the OUT wait alone
+// (here an hour, like the thread's next pass) would let it wait.
+TEST(ServiceWake, ABlockThatPlaysSoonWakesTheServiceWhateverTheOutWait) {
+  QuietLink link(kHourNs);
+  ASSERT_EQ(link.start(), TransferStatus::Ok);
+  ASSERT_TRUE(within_10s([&] { return link.transport.service_passes() > 0; }));
+  for (std::uint32_t i = 1; i <= 20; ++i) {
+    link.handler.queue(link.clock.now_ns());
+    ASSERT_TRUE(within_10s([&] { return link.device.taken() == i; })) << "block " << i;
   }
 }
 
