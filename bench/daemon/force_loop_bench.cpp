@@ -1,5 +1,5 @@
 // CPU cost of one tick of the daemon's 1 kHz force-feedback loop (issue 7): the force stage as
-// sf-force runs it (read the emulated stylus, mail its pose to the fluid, take the fluid's
+// sf-force runs it (read the emulated stylus, push its pose to the fluid's ring, take the fluid's
 // force when a frame delivered one - every 11th tick, as at 90 Hz -, the ForceServo's 23-tap
 // Hamming FIR, cap and step limit, command the device), on a virtual clock so only the tick's
 // own work is timed. Beside it, in the same run: the servo alone (the filter and limits), the
@@ -37,7 +37,8 @@ struct Loop {
       f.frame = n / kTicksPerFrame + 1;
       f.force = {0.4f * static_cast<float>(n % 7), -0.2f, 0.3f};
       links->tool_force_to_servo.publish();
-      links->tool_pose_to_fluid.fetch();
+      ToolPoseSample pose;
+      while (links->tool_poses_to_fluid.ring.try_pop(pose)) {}
       ForceTickRecord r;
       while (links->trace_force.ring.try_pop(r)) {}
     }

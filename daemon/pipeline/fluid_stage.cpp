@@ -17,8 +17,16 @@ void FluidStage::tick(const rt::LoopTick&) noexcept {
     hands_.push(newest_);
     have_hand_ = true;
   }
-  if (links_.tool_pose_to_fluid.fetch()) {
-    model_.set_tool_pose(links_.tool_pose_to_fluid.read_slot());
+  bool tool_moved = false;
+  while (links_.tool_poses_to_fluid.ring.try_pop(tool_newest_)) {
+    tools_.push(tool_newest_);
+    tool_moved = true;
+  }
+  if (tool_moved) {
+    // As for the hand: the sweep starts at the tool's pose one period before the newest stylus
+    // pose. Without a new pose (stylus lost) the model holds the tool where it was.
+    tools_.pose_at(tool_newest_.time_ns - period_ns_, tool_previous_);
+    model_.set_tool_pose(tool_newest_, &tool_previous_);
     have_tool_ = true;
   }
   if (!have_hand_ && !have_tool_) return;  // a tool alone stirs the fluid too

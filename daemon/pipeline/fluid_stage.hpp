@@ -1,15 +1,18 @@
 #pragma once
 // Fluid stage (90 Hz): steps the fluid with the newest hand frame, the hand sweeping from its
-// pose one period earlier (HandHistory), and publishes the contact field to the haptic thread. Applies live material and smoke changes between frames. With force
-// feedback it poses the tool from the newest stylus pose before each frame and hands the
-// fluid's force on the tool to the force stage after it. The stage numbers
-// the fields it publishes (ContactField::sequence, from 1), so the haptic stage's provenance
-// records and the trace name each field unambiguously.
+// pose one period earlier (HandHistory), and publishes the contact field to the haptic thread.
+// Applies live material and smoke changes between frames. With force feedback it poses the tool
+// the same way before each frame, sweeping from its pose one period before the newest stylus
+// pose to the newest (ToolHistory), and hands the fluid's force on the tool to the force stage
+// after it: a fluid behind real time sees the hand and the tool at their real speed. The stage
+// numbers the fields it publishes (ContactField::sequence, from 1), so the haptic stage's
+// provenance records and the trace name each field unambiguously.
 #include "daemon/pipeline/hand_history.hpp"
 #include "daemon/pipeline/interfaces.hpp"
 #include "daemon/pipeline/links.hpp"
 #include "daemon/pipeline/scene_export.hpp"
 #include "daemon/pipeline/stage.hpp"
+#include "daemon/pipeline/tool_history.hpp"
 #include "rt/clock.hpp"
 #include "rt/histogram.hpp"
 
@@ -38,6 +41,8 @@ class FluidStage final : public Stage {
   HandFrame newest_{};
   HandHistory hands_;
   HandFrame previous_{};  // the hand one period before newest_ (scratch for each frame)
+  ToolHistory tools_;
+  ToolPoseSample tool_newest_{}, tool_previous_{};  // the newest stylus pose, and one period before
   bool have_hand_ = false, have_tool_ = false;
   FluidSettings settings_{};
   std::uint64_t frames_ = 0, errors_ = 0, published_ = 0;

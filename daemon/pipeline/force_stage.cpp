@@ -33,16 +33,19 @@ void ForceStage::tick(const rt::LoopTick& tick) noexcept {
   const std::int64_t now = tick.wake_ns;
   ++ticks_;
 
-  // The stylus: its pose is the tool's pose for the fluid's next frame.
+  // The stylus: its poses, with its own timestamps, are the tool's path for the fluid's frames.
   drivers::StylusPose pose;
   stylus_ok_ = device_.read_pose(pose) && pose.valid;
   if (stylus_ok_) {
     stylus_ = pose;
-    ToolPoseSample& tool = links_.tool_pose_to_fluid.write_slot();
-    tool.time_ns = pose.time_ns;
-    tool.position = pose.position;
-    tool.orientation = pose.orientation;
-    links_.tool_pose_to_fluid.publish();
+    if (last_sent_ns_ < 0 || pose.time_ns - last_sent_ns_ >= kToolPoseSpacingNs || pose.time_ns < last_sent_ns_) {
+      ToolPoseSample tool;
+      tool.time_ns = pose.time_ns;
+      tool.position = pose.position;
+      tool.orientation = pose.orientation;
+      links_.tool_poses_to_fluid.push(tool);  // full (fluid stalled): dropped and counted
+      last_sent_ns_ = pose.time_ns;
+    }
   } else if (had_stylus_) {
     ++stylus_losses_;
   }

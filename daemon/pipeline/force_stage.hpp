@@ -1,9 +1,10 @@
 #pragma once
 // Force stage (force feedback, issue 7; servo_rate_hz, 1 kHz by default): the servo loop of a
-// 3-DoF force-feedback device. Each tick it reads the stylus pose and hands it to the fluid
-// stage as the tool's pose for the next frame, takes the fluid's force on the tool when a frame
-// delivered one (90 Hz), and commands the device the force the ForceServo makes of it (zero-order
-// hold, Hamming FIR up to the servo rate, magnitude cap, step limit).
+// 3-DoF force-feedback device. Each tick it reads the stylus pose and hands it, timestamped, to
+// the fluid stage (at most one per kToolPoseSpacingNs; the fluid sweeps the tool over the last
+// period of them), takes the fluid's force on the tool when a frame delivered one (90 Hz), and
+// commands the device the force the ForceServo makes of it (zero-order hold, Hamming FIR up to
+// the servo rate, magnitude cap, step limit).
 //
 // Safety: the force ramps to zero through the same FIR and step limit (never a jump larger than
 // max_step_n) and the device is then released, on stop, when the stylus is lost (device error,
@@ -72,6 +73,7 @@ class ForceStage final : public Stage {
   Output output_ = Output::Released;
   drivers::StylusPose stylus_{};
   bool stylus_ok_ = false, had_stylus_ = false;
+  std::int64_t last_sent_ns_ = -1;  // stylus time of the last pose handed to the fluid
   ToolForceSample fluid_{};
   std::int64_t force_arrival_ns_ = -1;
   std::int64_t force_age_ns_ = -1;

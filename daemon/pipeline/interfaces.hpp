@@ -71,10 +71,15 @@ class FluidModel {
   // The [smoke] table's live part (reload, scene loads), between frames; a medium other than
   // smoke ignores it.
   virtual void set_smoke(const smoke::SmokeLive& live) noexcept { (void)live; }
-  // Force feedback: the tool's pose at the end of the next frame (the frame sweeps it from the
-  // previous one), and the fluid's force on it over the last frame (false: the model has no
-  // tool). The defaults are a model without a tool.
-  virtual void set_tool_pose(const ToolPoseSample& pose) noexcept { (void)pose; }
+  // Force feedback, before a frame: the next frame sweeps the tool from `previous` (its pose
+  // frame_dt_s before `newest`; null: it stands still at `newest`) to `newest`, as step() does
+  // the hand; a frame with no call before it holds the tool still. tool_force(): the fluid's
+  // force on it over the last frame (false: the model has no tool). The defaults are a model
+  // without a tool.
+  virtual void set_tool_pose(const ToolPoseSample& newest, const ToolPoseSample* previous) noexcept {
+    (void)newest;
+    (void)previous;
+  }
   virtual bool tool_force(ToolForceSample& out) noexcept {
     (void)out;
     return false;

@@ -141,8 +141,11 @@ void KernelFluid::step(const HandFrame& newest, const HandFrame* previous, doubl
   info.ok = stats_.device_errors == 0 && stats_.non_finite == 0;
 }
 
-void KernelFluid::set_tool_pose(const ToolPoseSample& pose) noexcept {
-  if (has_tool_) engine_->set_tool_pose({pose.position, pose.orientation});
+void KernelFluid::set_tool_pose(const ToolPoseSample& newest, const ToolPoseSample* previous) noexcept {
+  if (!has_tool_) return;
+  const fluid::ToolPose start{previous != nullptr ? previous->position : newest.position,
+                              previous != nullptr ? previous->orientation : newest.orientation};
+  engine_->set_tool_pose({newest.position, newest.orientation}, previous != nullptr ? &start : nullptr);
 }
 
 bool KernelFluid::tool_force(ToolForceSample& out) noexcept {

@@ -36,7 +36,7 @@ class KernelFluid final : public FluidModel {
             FluidStepInfo& info) noexcept override;
   void set_material(std::string_view name, double tau_s, double alpha) noexcept override;
   // With force_feedback.enabled the engine carries the tool (a rod or ladle as ghost particles).
-  void set_tool_pose(const ToolPoseSample& pose) noexcept override;
+  void set_tool_pose(const ToolPoseSample& newest, const ToolPoseSample* previous) noexcept override;
   bool tool_force(ToolForceSample& out) noexcept override;
   std::uint32_t view_particles(std::span<scene::SceneParticle> out,
                                scene::ColourBy& colour_by) noexcept override;

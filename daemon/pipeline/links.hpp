@@ -45,6 +45,11 @@ struct CountedRing {
   }
 };
 
+// The force stage hands the fluid a stylus pose when at least this much stylus time passed
+// since the last one it handed over: every pose of a 1 kHz servo, every 5th at 10 kHz. Finer
+// than the fluid needs to sweep the tool, and it bounds the poses per fluid period.
+inline constexpr std::int64_t kToolPoseSpacingNs = 500'000;
+
 struct Links {
   // tracker -> fluid: every frame (the fluid interpolates across them).
   CountedRing<HandFrame, 32> hands_to_fluid;
@@ -54,8 +59,10 @@ struct Links {
   rt::Mailbox<ContactField> field_to_haptic;
   // haptic -> stream: 1 ms blocks, in order.
   CountedRing<FocalBlock, 64> blocks_to_stream;
-  // force -> fluid: the newest stylus pose, the tool's pose for the next frame (force feedback).
-  rt::Mailbox<ToolPoseSample> tool_pose_to_fluid;
+  // force -> fluid: the stylus poses, at most one per kToolPoseSpacingNs (force feedback); the
+  // fluid sweeps the tool over the last period of them. 256 poses: 128 ms or more of a stalled
+  // fluid before the force stage drops (and counts) poses.
+  CountedRing<ToolPoseSample, 256> tool_poses_to_fluid;
   // fluid -> force: the fluid's force on the tool, once per frame.
   rt::Mailbox<ToolForceSample> tool_force_to_servo;
   // supervisor -> stages: live settings.

@@ -409,6 +409,7 @@ std::string Pipeline::summary_json(std::int64_t now_ns) const {
   j.field("trace_hands", links_->trace_hands.drops.load());
   j.field("trace_blocks", links_->trace_blocks.drops.load());
   j.field("trace_force", links_->trace_force.drops.load());
+  j.field("force_to_fluid", links_->tool_poses_to_fluid.drops.load());
   j.close('}');
   const auto lat = rt::LatencySummary::of(stream_->latency());
   j.key("latency_ns").open('{');

@@ -26,10 +26,10 @@ void PalmDragField::set_tool(float radius_m, float length_m) noexcept {
   tool_length_ = length_m;
 }
 
-void PalmDragField::set_tool_pose(const ToolPoseSample& pose) noexcept {
+void PalmDragField::set_tool_pose(const ToolPoseSample& newest, const ToolPoseSample* previous) noexcept {
   if (!has_tool_) return;
-  tool_previous_ = tool_posed_ ? tool_pose_ : pose;
-  tool_pose_ = pose;
+  tool_previous_ = previous != nullptr ? *previous : newest;
+  tool_pose_ = newest;
   tool_posed_ = true;
   tool_moved_ = true;
 }

@@ -26,7 +26,7 @@ class PalmDragField final : public FluidModel {
 
   // A rod of this radius and length (m) in the layer; without it the model has no tool.
   void set_tool(float radius_m, float length_m) noexcept;
-  void set_tool_pose(const ToolPoseSample& pose) noexcept override;
+  void set_tool_pose(const ToolPoseSample& newest, const ToolPoseSample* previous) noexcept override;
   bool tool_force(ToolForceSample& out) noexcept override;
 
  private:

@@ -828,7 +828,7 @@ void FluidEngine::step_frame(const HandFrame& newest, const HandFrame* previous,
     m.tool_force = m.tool.force(std::span(m.impulse_host.data() + m.hand_ghosts,
                                           static_cast<std::size_t>(m.s.ng - m.hand_ghosts)),
                                 frame_dt);
-    m.tool.advance();
+    m.tool.hold();
   }
   stats.ghosts = m.s.ng;
   stats.contact_samples = static_cast<int>(out.count);
@@ -1022,8 +1022,8 @@ int FluidEngine::read_display(std::span<DisplayParticle> out) {
 
 void FluidEngine::set_heat_source(const HeatSource& source) { impl_->media->set_heat_source(source); }
 
-void FluidEngine::set_tool_pose(const ToolPose& pose) {
-  impl_->tool.set_pose(pose, impl_->cfg.hand.teleport_distance);
+void FluidEngine::set_tool_pose(const ToolPose& newest, const ToolPose* previous) {
+  impl_->tool.set_pose(newest, previous, impl_->cfg.hand.teleport_distance);
 }
 
 ToolForce FluidEngine::tool_force() const { return impl_->tool_force; }

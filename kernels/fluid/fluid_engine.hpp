@@ -122,11 +122,13 @@ class FluidEngine {
   // frame on; power 0 switches it off.
   void set_heat_source(const HeatSource& source);
 
-  // The force-feedback tool (config.tool): its pose at the end of the next frame (the frame
-  // sweeps it from the previous pose). Until the first pose the tool is not in the fluid.
+  // The force-feedback tool (config.tool), before a frame: the next frame sweeps it from
+  // `previous` (its pose one frame_dt before `newest`; null: at rest at `newest`) to `newest`, as
+  // step_frame does the hand, with the same teleport rule. A frame with no call before it holds
+  // the tool still at its last pose; until the first pose the tool is not in the fluid.
   // tool_force() is the fluid's force on it over the last frame (pressure and viscous drag,
   // applied back to the fluid: the 1 kHz force servo renders it).
-  void set_tool_pose(const ToolPose& pose);
+  void set_tool_pose(const ToolPose& newest, const ToolPose* previous);
   ToolForce tool_force() const;
 
   int particle_count() const;

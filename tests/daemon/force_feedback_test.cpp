@@ -7,8 +7,11 @@
 // on stylus loss.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
+#include <limits>
 #include <memory>
 
 #include "daemon/config/config.hpp"
@@ -28,19 +31,40 @@ namespace {
 constexpr std::int64_t kMs = 1'000'000;
 constexpr std::int64_t kSec = 1'000'000'000;
 
-// The palm-drag fluid for the hand, with a tool force the test sets; it can fail every frame.
+// The palm-drag fluid for the hand, with a tool force the test sets; it can fail every frame, or
+// take longer than a period (it moves the virtual clock on). It notes how each frame sweeps the
+// tool (previous -> newest pose over the frame): the speed against the stylus' own speed, and
+// the stylus time the sweep spans.
 struct ScriptedToolFluid final : FluidModel {
   void step(const HandFrame& newest, const HandFrame* previous, double dt, ContactField& out,
             FluidStepInfo& info) noexcept override {
     palm.step(newest, previous, dt, out, info);
     if (stalled) info.ok = false;
+    if (poses > 0 && stylus_speed > 0) {
+      const Vec3f& a = sweep_from.position;
+      const Vec3f& b = last_pose.position;
+      const double ratio = std::hypot(b.x - a.x, b.y - a.y, b.z - a.z) / dt / stylus_speed;
+      ++swept_frames;
+      lowest_speed_ratio = std::min(lowest_speed_ratio, ratio);
+      highest_speed_ratio = std::max(highest_speed_ratio, ratio);
+      const std::int64_t span = last_pose.time_ns - sweep_from.time_ns;
+      shortest_span_ns = std::min(shortest_span_ns, span);
+      longest_span_ns = std::max(longest_span_ns, span);
+    }
+    if (slow_clock != nullptr) slow_clock->advance(step_takes_ns);
   }
   void set_material(std::string_view name, double tau, double alpha) noexcept override {
     palm.set_material(name, tau, alpha);
   }
-  void set_tool_pose(const ToolPoseSample& pose) noexcept override {
-    last_pose = pose;
+  void set_tool_pose(const ToolPoseSample& newest, const ToolPoseSample* previous) noexcept override {
+    last_pose = newest;
+    sweep_from = previous != nullptr ? *previous : newest;
     ++poses;
+  }
+  void reset_sweeps() {
+    swept_frames = 0;
+    lowest_speed_ratio = 1e9, highest_speed_ratio = 0;
+    shortest_span_ns = std::numeric_limits<std::int64_t>::max(), longest_span_ns = 0;
   }
   bool tool_force(ToolForceSample& out) noexcept override {
     out.force = force;
@@ -50,8 +74,14 @@ struct ScriptedToolFluid final : FluidModel {
   PalmDragField palm;
   Vec3f force{};
   bool stalled = false;
-  ToolPoseSample last_pose{};
+  ToolPoseSample last_pose{}, sweep_from{};
   int poses = 0;
+  double stylus_speed = 0;  // m/s, the scripted stylus' own speed (0: don't note sweeps)
+  rt::VirtualClock* slow_clock = nullptr;
+  std::int64_t step_takes_ns = 0;
+  int swept_frames = 0;
+  double lowest_speed_ratio = 1e9, highest_speed_ratio = 0;
+  std::int64_t shortest_span_ns = std::numeric_limits<std::int64_t>::max(), longest_span_ns = 0;
 };
 
 Config force_config() {
@@ -178,10 +208,47 @@ TEST(ForceFeedback, NoForceWithTheToolOutOfTheFluid) {
 // ---- Safety paths: a fluid whose tool force the test sets ----------------------------------
 
 struct ScriptedRig {
-  explicit ScriptedRig(Config c = force_config()) : rig(c, fluid, held_at(0.17f)) {}
+  explicit ScriptedRig(Config c = force_config(), drivers::EmulatedForceDeviceConfig stylus = held_at(0.17f))
+      : rig(c, fluid, stylus) {}
   ScriptedToolFluid fluid;
   Rig rig;
 };
+
+// A fluid frame sweeps the tool over one fluid period of the stylus' motion, at full rate and
+// when each step takes 2.5 periods: the tool moves through the fluid at the stylus' speed, not
+// at the speed of the poses the steps happen to see (2.5x too fast and too much force fed back).
+TEST(ForceFeedback, AFluidBehindRealTimeSweepsTheToolAtTheStylusSpeed) {
+  drivers::EmulatedForceDeviceConfig stylus;
+  stylus.script = drivers::StylusScript::StirCircle;
+  stylus.radius_m = 0.04f;
+  stylus.period_s = 2.0f;
+  stylus.centre = {0.0f, 0.0f, 0.17f};
+  ScriptedRig r(force_config(), stylus);
+  r.fluid.stylus_speed = 2 * 3.14159265 * 0.04 / 2.0;
+  r.rig.run_for(100 * kMs);  // the first frames have less than a period of stylus behind them
+  r.fluid.reset_sweeps();
+  r.rig.run_for(1 * kSec);
+  const std::int64_t period = r.rig.pipeline->fluid().period_ns();
+  ASSERT_GT(r.fluid.swept_frames, 80);
+  EXPECT_NEAR(r.fluid.lowest_speed_ratio, 1.0, 0.02);
+  EXPECT_NEAR(r.fluid.highest_speed_ratio, 1.0, 0.02);
+  EXPECT_EQ(r.fluid.shortest_span_ns, period);
+  EXPECT_EQ(r.fluid.longest_span_ns, period);
+  const std::uint64_t frames_at_full_rate = r.rig.pipeline->fluid().frames();
+
+  r.fluid.reset_sweeps();
+  r.fluid.slow_clock = &r.rig.clock;
+  r.fluid.step_takes_ns = period * 5 / 2;
+  r.rig.run_for(2 * kSec);
+  const std::uint64_t slow_frames = r.rig.pipeline->fluid().frames() - frames_at_full_rate;
+  EXPECT_LT(slow_frames, 2u * 90u / 2u);  // the premise: fewer than half the periods ran a step
+  ASSERT_GT(r.fluid.swept_frames, 40);
+  EXPECT_NEAR(r.fluid.lowest_speed_ratio, 1.0, 0.02);
+  EXPECT_NEAR(r.fluid.highest_speed_ratio, 1.0, 0.02);
+  EXPECT_EQ(r.fluid.shortest_span_ns, period);
+  EXPECT_EQ(r.fluid.longest_span_ns, period);
+  EXPECT_EQ(r.rig.pipeline->links().tool_poses_to_fluid.drops.load(), 0u);
+}
 
 // The fluid's force flips between +2.5 N and -2.5 N each half second and jumps to 40 N once:
 // every command stays within the step limit and the cap.
@@ -322,17 +389,18 @@ TEST(ForceFeedback, StandinFluidDragsTheRodAgainstItsMotion) {
   FluidStepInfo info;
   ToolPoseSample pose;
   pose.position = {0.0f, 0.0f, PalmDragField::kSurfaceZ + 0.03f};  // 3 cm of the rod immersed
-  palm.set_tool_pose(pose);
+  palm.set_tool_pose(pose, nullptr);
   palm.step(none, nullptr, 1.0 / 90, field, info);
+  const ToolPoseSample before = pose;
   pose.position.x += 0.1f / 90;  // 0.1 m/s along +x
-  palm.set_tool_pose(pose);
+  palm.set_tool_pose(pose, &before);
   palm.step(none, nullptr, 1.0 / 90, field, info);
   ToolForceSample f;
   ASSERT_TRUE(palm.tool_force(f));
   EXPECT_LT(f.force.x, -0.01f);
   EXPECT_GT(f.force.z, 0.0f) << "buoyancy";
   pose.position.z += 0.2f;  // lifted out
-  palm.set_tool_pose(pose);
+  palm.set_tool_pose(pose, nullptr);
   palm.step(none, nullptr, 1.0 / 90, field, info);
   ASSERT_TRUE(palm.tool_force(f));
   EXPECT_EQ(norm(f.force), 0.0);

@@ -1,9 +1,9 @@
 // The pipeline on its real threads and the real clock, with the other threads that touch it in
 // the daemon: a monitor reading the status sections, the supervisor changing live settings and
-// doing housekeeping, the recorder draining telemetry; with force feedback, so the stylus pose
-// and tool force mailboxes between the force and fluid threads are checked too. Built again under ThreadSanitizer
-// (label `concurrency`), which checks every hand-off between these threads. It asserts what
-// happened, never how fast.
+// doing housekeeping, the recorder draining telemetry; with force feedback, so the stylus poses'
+// ring and the tool force mailbox between the force and fluid threads are checked too. Built
+// again under ThreadSanitizer (label `concurrency`), which checks every hand-off between these
+// threads. It asserts what happened, never how fast.
 #include <gtest/gtest.h>
 
 #include <unistd.h>

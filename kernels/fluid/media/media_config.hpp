@@ -162,7 +162,7 @@ struct MediaSpec {
 };
 
 // A hand-held tool in the fluid (stirring rod or ladle, patent CN 105825059 A "unified particle
-// model"): kinematic ghost particles like the hand's, posed every frame from a 6-DoF pose
+// model"): kinematic ghost particles like the hand's, swept every frame between two 6-DoF poses
 // (FluidEngine::set_tool_pose); the fluid's reaction on them is the tool force the 1 kHz force
 // servo renders. The tool frame: origin at the ghosts' centroid, axis along local +z.
 enum class ToolKind { None, Rod, Ladle };

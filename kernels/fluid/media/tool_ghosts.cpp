@@ -18,6 +18,16 @@ int ring_count(float radius, float spacing) {
   return std::max(6, static_cast<int>(std::ceil(2 * kPi * radius / spacing)));
 }
 
+bool finite(const Vec3f& p) { return std::isfinite(p.x) && std::isfinite(p.y) && std::isfinite(p.z); }
+
+// The unit rotation of `q` as a Float4 (x, y, z, w); the identity when q is zero or not finite.
+Float4 unit_rotation(const Quatf& q) {
+  Eigen::Quaternionf e = to_eigen(q);
+  const float norm = e.norm();
+  e = norm > 1e-6f && std::isfinite(norm) ? Eigen::Quaternionf(e.coeffs() / norm) : Eigen::Quaternionf::Identity();
+  return {e.x(), e.y(), e.z(), e.w()};
+}
+
 }  // namespace
 
 void ToolGhosts::add(float x, float y, float z, float nx, float ny, float nz) {
@@ -86,23 +96,25 @@ ToolGhosts::ToolGhosts(const ToolSpec& spec, float spacing) {
   }
 }
 
-void ToolGhosts::set_pose(const ToolPose& pose, float teleport_distance) {
-  Eigen::Quaternionf q = to_eigen(pose.orientation);
-  const float norm = q.norm();
-  q = norm > 1e-6f && std::isfinite(norm) ? Eigen::Quaternionf(q.coeffs() / norm) : Eigen::Quaternionf::Identity();
-  const Float4 p{pose.position.x, pose.position.y, pose.position.z, 0};
-  if (!std::isfinite(p.x) || !std::isfinite(p.y) || !std::isfinite(p.z)) return;
-  pos_new_ = p;
-  rot_new_ = {q.x(), q.y(), q.z(), q.w()};
-  const float dx = p.x - pos_prev_.x, dy = p.y - pos_prev_.y, dz = p.z - pos_prev_.z;
-  if (!posed_ || std::sqrt(dx * dx + dy * dy + dz * dz) > teleport_distance) {
-    pos_prev_ = pos_new_;
-    rot_prev_ = rot_new_;
+void ToolGhosts::set_pose(const ToolPose& newest, const ToolPose* previous, float teleport_distance) {
+  if (!finite(newest.position)) {
+    hold();
+    return;
   }
+  pos_new_ = {newest.position.x, newest.position.y, newest.position.z, 0};
+  rot_new_ = unit_rotation(newest.orientation);
+  pos_prev_ = pos_new_;
+  rot_prev_ = rot_new_;
   posed_ = true;
+  if (previous == nullptr || !finite(previous->position)) return;
+  const float dx = newest.position.x - previous->position.x, dy = newest.position.y - previous->position.y,
+              dz = newest.position.z - previous->position.z;
+  if (std::sqrt(dx * dx + dy * dy + dz * dz) > teleport_distance) return;
+  pos_prev_ = {previous->position.x, previous->position.y, previous->position.z, 0};
+  rot_prev_ = unit_rotation(previous->orientation);
 }
 
-void ToolGhosts::advance() {
+void ToolGhosts::hold() {
   pos_prev_ = pos_new_;
   rot_prev_ = rot_new_;
 }

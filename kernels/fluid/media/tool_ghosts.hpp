@@ -2,8 +2,9 @@
 // A hand-held tool as ghost particles (host side; issue 7, force feedback). The tool's surface
 // is sampled once at create at the ghost spacing, in the tool frame (origin at the samples'
 // centroid, axis +z); every frame the engine appends these ghosts after the hand's, under one
-// extra joint slot whose pose moves from the previous tool pose to the newest across the
-// substeps, exactly as a hand joint does. The fluid's reaction on them is the tool's force.
+// extra joint slot whose pose moves across the substeps from the start pose the caller gave
+// (the tool one frame period before its newest pose) to the newest, exactly as a hand joint
+// does. The fluid's reaction on them is the tool's force.
 #include <span>
 #include <vector>
 
@@ -35,16 +36,18 @@ class ToolGhosts {
   std::span<const Float4> offset() const { return offset_; }
   std::span<const Float4> normal() const { return normal_; }
 
-  // The newest pose; the previous one becomes the start of the next frame's sweep. A first pose,
-  // or one farther than teleport_distance from the last, starts at rest.
-  void set_pose(const ToolPose& pose, float teleport_distance);
+  // The next frame's sweep: from `previous` to `newest`. A null `previous`, or one farther than
+  // teleport_distance from `newest` (or not finite), starts at rest at `newest`. A `newest` that
+  // is not finite is ignored: the tool rests where it was.
+  void set_pose(const ToolPose& newest, const ToolPose* previous, float teleport_distance);
   bool posed() const { return posed_; }
   const Float4& pos_prev() const { return pos_prev_; }
   const Float4& rot_prev() const { return rot_prev_; }
   const Float4& pos_new() const { return pos_new_; }
   const Float4& rot_new() const { return rot_new_; }
-  // Marks the start of a frame: the newest pose is where the next sweep starts.
-  void advance();
+  // After a frame: the tool rests at its newest pose until the next set_pose (a sweep is one
+  // frame's motion, not a velocity that lasts).
+  void hold();
 
   // Sums the ghosts' impulses (N s) over a frame of frame_dt seconds.
   ToolForce force(std::span<const Float4> impulse, double frame_dt) const;

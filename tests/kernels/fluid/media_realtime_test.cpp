@@ -87,7 +87,8 @@ Outputs simulate(const Material& m, int frames, std::uint64_t* allocations) {
   for (int k = 1; k <= frames; ++k) {
     if (k == 4 && allocations != nullptr) *allocations = sonoflow::test::thread_allocation_count();
     const HandFrame now = hand(k);
-    e->set_tool_pose(tool(k));
+    const ToolPose now_tool = tool(k), before_tool = tool(k - 1);
+    e->set_tool_pose(now_tool, &before_tool);
     e->step_frame(now, &prev, 1.0 / 90.0, field, out.stats);
     prev = now;
   }

@@ -127,13 +127,14 @@ TEST(Spook, HeldBodyFeelsBuoyancyAndDrag) {
   ToolPose pose{{-0.04f, 0.0f, 0.17f}, {}};  // rod from 12 to 22 cm: 4 cm under the surface
   double up = 0, drag = 0;
   for (int f = 0; f < 60; ++f) {
-    e->set_tool_pose(pose);
+    e->set_tool_pose(pose, nullptr);  // held still
     run(*e, 1);
     if (f >= 20) up += e->tool_force().force.z / 40;
   }
   for (int f = 0; f < 35; ++f) {
+    const ToolPose before = pose;
     pose.position.x += 0.002f;  // 0.18 m/s along +x
-    e->set_tool_pose(pose);
+    e->set_tool_pose(pose, &before);
     run(*e, 1);
     if (f >= 10) drag += -e->tool_force().force.x / 25;
   }

@@ -50,12 +50,13 @@ Stroke stroke(FluidEngine& e, float speed, float z) {
   const double dt = 1.0 / 90.0;
   const int frames = static_cast<int>(std::lround(0.12 / (speed * dt)));
   ToolPose pose{{-0.06f, 0.0f, z}, {}};
-  e.set_tool_pose(pose);
+  e.set_tool_pose(pose, nullptr);
   run(e, 1);
   int counted = 0;
   for (int f = 1; f <= frames; ++f) {
+    const ToolPose before = pose;
     pose.position.x = -0.06f + speed * static_cast<float>(f * dt);
-    e.set_tool_pose(pose);
+    e.set_tool_pose(pose, &before);
     run(e, 1);
     const ToolForce t = e.tool_force();
     r.frames.push_back(t.force);
@@ -68,6 +69,42 @@ Stroke stroke(FluidEngine& e, float speed, float z) {
   }
   r.drag /= std::max(counted, 1);
   return r;
+}
+
+// The sweep a frame applies is the one the caller gives (start pose -> newest), with the hand's
+// teleport rule, and lasts one frame: nothing of an earlier call's pose carries over.
+TEST(Tool, SweepsFromTheGivenStartPoseForOneFrame) {
+  ToolSpec spec;
+  spec.kind = ToolKind::Rod;
+  spec.radius = 0.006f;
+  spec.length = 0.12f;
+  ToolGhosts tool(spec, 0.01f);
+  ASSERT_GT(tool.count(), 0);
+  EXPECT_FALSE(tool.posed());
+  const float teleport = 0.05f;
+  const ToolPose a{{0.00f, 0.0f, 0.15f}, {}}, b{{0.01f, 0.0f, 0.15f}, {0, 0, 0.0998f, 0.995f}};
+  const ToolPose c{{0.03f, 0.0f, 0.15f}, {}};
+  tool.set_pose(c, &b, teleport);  // the caller's start pose, whatever came before
+  EXPECT_TRUE(tool.posed());
+  EXPECT_EQ(tool.pos_prev().x, 0.01f);
+  EXPECT_NEAR(tool.rot_prev().z, 0.0998f, 1e-3f);
+  EXPECT_NEAR(std::hypot(tool.rot_prev().z, tool.rot_prev().w), 1.0f, 1e-6f);
+  EXPECT_EQ(tool.pos_new().x, 0.03f);
+  tool.set_pose(c, &a, teleport);  // a later call replaces the sweep: it does not chain from b
+  EXPECT_EQ(tool.pos_prev().x, 0.00f);
+  tool.hold();  // after the frame: at rest at the newest pose
+  EXPECT_EQ(tool.pos_prev().x, 0.03f);
+  EXPECT_EQ(tool.pos_new().x, 0.03f);
+  tool.set_pose(a, nullptr, teleport);  // no start pose: at rest
+  EXPECT_EQ(tool.pos_prev().x, 0.00f);
+  EXPECT_EQ(tool.pos_new().x, 0.00f);
+  const ToolPose far{{0.20f, 0.0f, 0.15f}, {}};
+  tool.set_pose(far, &a, teleport);  // farther than the teleport distance: starts at rest there
+  EXPECT_EQ(tool.pos_prev().x, 0.20f);
+  const ToolPose broken{{std::nanf(""), 0.0f, 0.15f}, {}};
+  tool.set_pose(broken, &a, teleport);  // not finite: ignored, the tool rests where it was
+  EXPECT_EQ(tool.pos_prev().x, 0.20f);
+  EXPECT_EQ(tool.pos_new().x, 0.20f);
 }
 
 TEST(Tool, ForceOpposesMotionAndGrowsWithSpeedAndViscosity) {
