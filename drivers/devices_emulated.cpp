@@ -7,6 +7,15 @@
 namespace sonoflow::drivers {
 namespace {
 
+// A service thread sleeps at most this long: how late an unplug is seen.
+constexpr std::int64_t kServiceCapNs = 2 * rt::kNsPerMs;
+// How long a queued OUT block may wait for the array's service thread. While streaming, the
+// thread passes at every STATUS (1 ms) anyway, so the stream thread rarely has to wake it: a
+// wake-up per submitted block doubled the thread's wake-ups and cost the stream thread ~8 us
+// per tick on this VM (bench/RESULTS.md, drivers). The stream's 3 ms look-ahead leaves 2 ms; a
+// block sent later than that waits at most half its remaining lead (out_queued).
+constexpr std::int64_t kOutWaitNs = 1 * rt::kNsPerMs;
+
 class EmulatedDeviceSet final : public EmulatedDevices {
  public:
   EmulatedDeviceSet(rt::Clock& clock, const EmulatedDevicesConfig& config,
@@ -18,13 +27,12 @@ class EmulatedDeviceSet final : public EmulatedDevices {
         array_(array_transport_, clock, config.array_driver),
         tracker_(tracker_transport_, clock, config.tracker_driver) {
     if (config.service_threads) {
-      // Each service thread sleeps until its device's next event, at most the cap. The array's
-      // host queues 1 ms blocks OUT, which the device cannot announce: polled every 250 us, the
-      // transport takes little of the stream's lookahead. The tracker takes nothing OUT while it
-      // streams and its device knows when the next frame is due; its cap only bounds how late an
-      // unplug is seen (at 250 us it woke 4,000 times a second for nothing, preempting the fluid).
-      array_transport_.start_service(clock, 250 * rt::kNsPerUs);
-      tracker_transport_.start_service(clock, 2 * rt::kNsPerMs);
+      // Each service thread sleeps until its device's next event (the array's next STATUS, the
+      // tracker's next frame) or until the host gives it work (a queued OUT block, a setup
+      // call), at most the cap. Polling every 250 us instead woke each thread 4,000 times a
+      // second, preempting the fluid's PoCL workers.
+      array_transport_.start_service(clock, kServiceCapNs, kOutWaitNs);
+      tracker_transport_.start_service(clock, kServiceCapNs);
     }
   }
   ~EmulatedDeviceSet() override {
@@ -45,12 +53,18 @@ class EmulatedDeviceSet final : public EmulatedDevices {
     tracker_transport_.pump();
   }
   void with_array(const std::function<void(emulator::VirtualArray&)>& f) override {
-    std::lock_guard lock(array_transport_.device_mutex());
-    f(array_device_);
+    {
+      std::lock_guard lock(array_transport_.device_mutex());
+      f(array_device_);
+    }
+    array_transport_.wake_service();  // a fault injected now is seen now
   }
   void with_tracker(const std::function<void(emulator::VirtualTracker&)>& f) override {
-    std::lock_guard lock(tracker_transport_.device_mutex());
-    f(tracker_device_);
+    {
+      std::lock_guard lock(tracker_transport_.device_mutex());
+      f(tracker_device_);
+    }
+    tracker_transport_.wake_service();
   }
 
  private:

@@ -279,7 +279,7 @@ bool ArrayDriver::take_slot(std::uint16_t& slot) noexcept {
   return false;
 }
 
-bool ArrayDriver::enqueue(std::size_t size, std::uint16_t slot) noexcept {
+bool ArrayDriver::enqueue(std::size_t size, std::uint16_t slot, std::uint64_t start_tick) noexcept {
   if (size == 0) {  // did not encode (invalid block): keep the buffer for the next submit
     spare_slot_ = slot;
     stream_counts_.invalid.fetch_add(1, std::memory_order_relaxed);
@@ -288,6 +288,8 @@ bool ArrayDriver::enqueue(std::size_t size, std::uint16_t slot) noexcept {
   pool_[slot].size = size;
   (void)queued_.try_push(slot);  // cannot fail: both rings hold every slot
   stream_counts_.submitted.fetch_add(1, std::memory_order_relaxed);
+  const ClockMap map = clock_map();
+  transport_.out_queued(map.valid() ? map.host_at(double(start_tick)) : usb::kNoPlayTime);
   return true;
 }
 
@@ -326,7 +328,7 @@ bool ArrayDriver::submit(const FocalBlock& block, std::uint64_t start_tick) noex
   h.magic = kArrayMagic;
   h.seq = stream_seq_++;
   h.session_id = session_.load(std::memory_order_acquire);
-  return enqueue(encode_message(std::span(pool_[slot].bytes), h, f), slot);
+  return enqueue(encode_message(std::span(pool_[slot].bytes), h, f), slot, start_tick);
 }
 
 bool ArrayDriver::submit(const DriveBlock& block) noexcept {
@@ -340,7 +342,7 @@ bool ArrayDriver::submit(const DriveBlock& block) noexcept {
   h.magic = kArrayMagic;
   h.seq = stream_seq_++;
   h.session_id = session_.load(std::memory_order_acquire);
-  return enqueue(encode_message(std::span(pool_[slot].bytes), h, block), slot);
+  return enqueue(encode_message(std::span(pool_[slot].bytes), h, block), slot, block.start_tick);
 }
 
 bool ArrayDriver::status(ArrayStatus& out) const noexcept {

@@ -4,11 +4,12 @@
 // Which calls are real-time safe
 // ------------------------------
 // Stream thread (20 kHz output paced by device time): submit(), status(), clock_map(),
-// link_state(), stream_epoch(), counters(), tick_div(). None of them allocates, locks, makes a
-// system call or throws: a submit encodes into a preallocated buffer taken from a free ring and
-// hands its index to the transport through a second ring (a buffer pool recycled through a pair
-// of rt::SpscRing); status and clock map are rt::SeqLock copies. Only ONE thread may call
-// submit().
+// link_state(), stream_epoch(), counters(), tick_div(). None of them allocates, locks, blocks
+// or throws: a submit encodes into a preallocated buffer taken from a free ring and hands its
+// index to the transport through a second ring (a buffer pool recycled through a pair of
+// rt::SpscRing), then tells the transport (Transport::out_queued; on the in-process transport a
+// FUTEX_WAKE of its sleeping service thread, the one system call here, which never blocks);
+// status and clock map are rt::SeqLock copies. Only ONE thread may call submit().
 //
 // Supervisor thread (blocking, not real-time): connect(), configure(), arm(), disarm(),
 // start_streaming(), stop_streaming(), sync_time(), maintain(), disconnect(), and the identity
@@ -130,7 +131,7 @@ class ArrayDriver final : private usb::StreamHandler {
   DriverError request_out(ArrayRequest request, std::span<const std::uint8_t> data);
   DriverError fail(usb::TransferStatus status) noexcept;
   bool take_slot(std::uint16_t& slot) noexcept;
-  bool enqueue(std::size_t size, std::uint16_t slot) noexcept;
+  bool enqueue(std::size_t size, std::uint16_t slot, std::uint64_t start_tick) noexcept;
   void recycle_queued() noexcept;
   DriverError restore();
 

@@ -5,7 +5,14 @@
 namespace sonoflow::drivers::usb {
 namespace {
 constexpr std::size_t kMaxInBuffer = 64 * 1024;
-}
+
+// Declared before a setup call's lock: wakes the service thread once the call has changed the
+// device or the streams and released the lock (so the woken thread does not wait on it).
+struct WakeOnReturn {
+  WakeSignal& wake;
+  ~WakeOnReturn() { wake.notify(); }
+};
+}  // namespace
 
 InProcessTransport::InProcessTransport(emulator::UsbDevice& device) : device_(device) {}
 
@@ -38,6 +45,7 @@ TransferStatus InProcessTransport::control_in(std::uint8_t request, std::uint16_
                                               std::uint16_t index, std::span<std::uint8_t> out,
                                               std::size_t& received) {
   received = 0;
+  const WakeOnReturn wake{wake_};
   std::lock_guard lock(mutex_);
   if (!open_.load(std::memory_order_relaxed)) return TransferStatus::NoDevice;
   const SetupPacket setup{kVendorIn, request, value, index,
@@ -51,6 +59,7 @@ TransferStatus InProcessTransport::control_in(std::uint8_t request, std::uint16_
 TransferStatus InProcessTransport::control_out(std::uint8_t request, std::uint16_t value,
                                                std::uint16_t index,
                                                std::span<const std::uint8_t> data) {
+  const WakeOnReturn wake{wake_};
   std::lock_guard lock(mutex_);
   if (!open_.load(std::memory_order_relaxed)) return TransferStatus::NoDevice;
   const SetupPacket setup{kVendorOut, request, value, index,
@@ -64,6 +73,7 @@ TransferStatus InProcessTransport::control_out(std::uint8_t request, std::uint16
 }
 
 TransferStatus InProcessTransport::start_streams(const StreamSetup& setup) {
+  const WakeOnReturn wake{wake_};
   std::lock_guard lock(mutex_);
   if (!open_.load(std::memory_order_relaxed)) return TransferStatus::NoDevice;
   if (setup.handler == nullptr) return TransferStatus::Error;
@@ -83,6 +93,7 @@ void InProcessTransport::stop_streams() noexcept {
 }
 
 TransferStatus InProcessTransport::clear_halt(std::uint8_t endpoint) {
+  const WakeOnReturn wake{wake_};
   std::lock_guard lock(mutex_);
   if (!open_.load(std::memory_order_relaxed)) return TransferStatus::NoDevice;
   device_.clear_halt(endpoint);
@@ -105,19 +116,21 @@ void InProcessTransport::lose_link_locked() noexcept {
 
 void InProcessTransport::pump() {
   std::lock_guard lock(mutex_);
-  pump_locked();
+  (void)pump_locked();
 }
 
-void InProcessTransport::pump_locked() {
+std::int64_t InProcessTransport::pump_locked() {
   if (open_.load(std::memory_order_relaxed) && !device_.connected()) {
     lose_link_locked();
-    return;
+    return kNoEvent;
   }
   device_.advance();
-  if (!streaming_) return;
+  if (!streaming_) return kNoEvent;  // the device's IN events wait for a stream
   StreamHandler& h = *setup_.handler;
-  // OUT: the device takes each message at once, so up to out_transfers go per pass.
-  for (int i = 0; setup_.out_endpoint != 0 && !out_halted_ && i < setup_.out_transfers; ++i) {
+  // OUT: the device takes each message at once, so up to out_transfers go per pass; a pass that
+  // used them all may have left more queued, so the next pass is due at once.
+  int sent = 0;
+  for (; setup_.out_endpoint != 0 && !out_halted_ && sent < setup_.out_transfers; ++sent) {
     const std::size_t n = h.next_out(out_buffer_);
     if (n == 0) break;
     stats_.out_submitted.fetch_add(1, std::memory_order_relaxed);
@@ -125,7 +138,7 @@ void InProcessTransport::pump_locked() {
         device_.transfer_out(setup_.out_endpoint, std::span(out_buffer_).first(n));
     if (r.status == TransferStatus::NoDevice) {
       lose_link_locked();
-      return;
+      return kNoEvent;
     }
     if (r.status == TransferStatus::Ok) {
       stats_.out_completed.fetch_add(1, std::memory_order_relaxed);
@@ -135,16 +148,19 @@ void InProcessTransport::pump_locked() {
     }
     h.out_done(r.status, r.bytes);
   }
+  const bool more_out = !out_halted_ && sent > 0 && sent == setup_.out_transfers;
   // IN: collect what each endpoint has ready, up to its number of transfers per pass.
+  bool polling_in = false;
   for (int e = 0; e < 2; ++e) {
     const InStreamConfig& in = setup_.in[e];
+    polling_in = polling_in || (in.endpoint != 0 && !in_halted_[e]);
     for (int i = 0; in.endpoint != 0 && !in_halted_[e] && i < in.transfers; ++i) {
       const auto buf = std::span(in_buffer_).first(std::min(in.buffer_bytes, in_buffer_.size()));
       const emulator::TransferResult r = device_.transfer_in(in.endpoint, buf);
       if (r.status == TransferStatus::Nak) break;
       if (r.status == TransferStatus::NoDevice) {
         lose_link_locked();
-        return;
+        return kNoEvent;
       }
       if (r.status == TransferStatus::Ok) {
         stats_.in_completed.fetch_add(1, std::memory_order_relaxed);
@@ -155,6 +171,8 @@ void InProcessTransport::pump_locked() {
       h.in_done(in.endpoint, r.status, buf.first(r.status == TransferStatus::Ok ? r.bytes : 0));
     }
   }
+  if (more_out) return 0;  // any time in the past: at once
+  return polling_in ? device_.next_event_ns() : kNoEvent;
 }
 
 rt::RtSetupReport InProcessTransport::apply_thread_config(const rt::RtThreadConfig& config) {
@@ -168,28 +186,49 @@ rt::RtSetupReport InProcessTransport::apply_thread_config(const rt::RtThreadConf
   return rt::setup_thread(service_.native_handle(), config);
 }
 
-void InProcessTransport::start_service(rt::Clock& clock, std::int64_t max_sleep_ns) {
+void InProcessTransport::out_queued(std::int64_t plays_at_ns) noexcept {
+  const rt::Clock* clock = service_clock_.load(std::memory_order_acquire);
+  if (clock == nullptr) {
+    wake_.notify();
+    return;
+  }
+  const std::int64_t now = clock->now_ns();
+  std::int64_t wait = max_out_wait_ns_;
+  if (plays_at_ns != kNoPlayTime) wait = std::min(wait, std::max<std::int64_t>(0, (plays_at_ns - now) / 2));
+  wake_.notify_unless_due_by(now + wait);
+}
+
+void InProcessTransport::start_service(rt::Clock& clock, std::int64_t max_sleep_ns,
+                                       std::int64_t max_out_wait_ns) {
   if (service_running_.exchange(true)) return;
   const bool configure = have_thread_config_;
   const rt::RtThreadConfig config = thread_config_;
+  max_out_wait_ns_ = max_out_wait_ns;
+  service_clock_.store(&clock, std::memory_order_release);
   service_ = std::thread([this, &clock, max_sleep_ns, configure, config] {
     if (configure) rt::setup_current_thread(config);
     while (service_running_.load(std::memory_order_acquire)) {
+      // The ticket comes before the pass: a wake-up from here on cuts the sleep below short.
+      const WakeSignal::Ticket ticket = wake_.ticket();
       std::int64_t next;
       {
         std::lock_guard lock(mutex_);
-        pump_locked();
-        next = device_.next_event_ns();
+        next = pump_locked();
       }
+      passes_.fetch_add(1, std::memory_order_relaxed);
       const std::int64_t now = clock.now_ns();
-      clock.sleep_until(std::clamp(next, now + 1, now + max_sleep_ns));
+      if (next <= now) continue;
+      const std::int64_t wait = next - now < max_sleep_ns ? next - now : max_sleep_ns;
+      (void)wake_.sleep_for(ticket, now + wait, wait);
     }
   });
 }
 
 void InProcessTransport::stop_service() noexcept {
   if (!service_running_.exchange(false)) return;
+  wake_.notify();
   if (service_.joinable()) service_.join();
+  service_clock_.store(nullptr, std::memory_order_release);
 }
 
 }  // namespace sonoflow::drivers::usb

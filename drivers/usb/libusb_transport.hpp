@@ -62,6 +62,9 @@ class LibusbTransport final : public Transport {
   TransferStatus start_streams(const StreamSetup& setup) override;
   void stop_streams() noexcept override;
   TransferStatus clear_halt(std::uint8_t endpoint) override;
+  // Nothing to do: the event thread fills idle OUT transfers after every pass (at most
+  // event_timeout_us apart) and from each OUT completion.
+  void out_queued(std::int64_t) noexcept override {}
   const TransportStats& stats() const noexcept override { return stats_; }
   // The event thread runs from construction to destruction: applied to it at once.
   rt::RtSetupReport apply_thread_config(const rt::RtThreadConfig& config) override;

@@ -15,12 +15,15 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <span>
 
 #include "drivers/usb/usb_types.hpp"
 #include "rt/rt_thread.hpp"
 
 namespace sonoflow::drivers::usb {
+
+inline constexpr std::int64_t kNoPlayTime = std::numeric_limits<std::int64_t>::max();
 
 // Called on the transport's thread.
 class StreamHandler {
@@ -91,6 +94,13 @@ class Transport {
 
   // Clears a halted endpoint (after a Stall), blocking.
   virtual TransferStatus clear_halt(std::uint8_t endpoint) = 0;
+
+  // The handler has queued an OUT message (the stream thread, right after it pushed a block
+  // into its ring) whose first sample plays at host time `plays_at_ns` (kNoPlayTime: unknown).
+  // Real-time safe: lock-free, no allocation, never blocks. A transport that sleeps until it has
+  // work wakes for it in time (InProcessTransport); one that moves OUT blocks on its own schedule
+  // may ignore it (LibusbTransport).
+  virtual void out_queued(std::int64_t plays_at_ns) noexcept = 0;
 
   virtual const TransportStats& stats() const noexcept = 0;
 
