@@ -148,6 +148,17 @@ int main(int argc, char** argv) {
     std::fputs(loaded.error_report().c_str(), stderr);
     return kExitConfigInvalid;
   }
+  // The particle fluid's material presets belong to the configuration: a material with no
+  // preset, or a preset the fluid layer refuses, stops the start here (and --check-config).
+  MaterialPresets presets;
+  const bool particle_fluid = loaded.config.fluid.engine == "opencl" && loaded.config.fluid.medium != "smoke";
+  if (particle_fluid) {
+    std::string error;
+    if (!load_material_presets(loaded.config, materials_dir(loaded.config, o.config_path), presets, error)) {
+      std::fprintf(stderr, "sonoflowd: config: %s\nsonoflowd: configuration invalid; not starting\n", error.c_str());
+      return kExitConfigInvalid;
+    }
+  }
   if (o.check_config) {
     std::printf("%s: configuration valid\n", o.config_path.empty() ? "built-in defaults" : o.config_path.c_str());
     return 0;
@@ -228,8 +239,7 @@ int main(int argc, char** argv) {
     log_line(LogLevel::Info, "fluid", "%s", engine->describe().c_str());
     fluid = std::move(engine);
   } else if (config.fluid.engine == "opencl") {
-    const std::string materials = materials_dir(config, o.config_path);
-    auto engine = KernelFluid::create(config, materials, error);
+    auto engine = KernelFluid::create(config, std::move(presets), error);
     if (!engine) {
       log_line(LogLevel::Error, "fluid", "%s ('fluid.device' = \"%s\"; 'fluid.engine' = \"standin\" runs "
                "without OpenCL)", error.c_str(), config.fluid.device.c_str());

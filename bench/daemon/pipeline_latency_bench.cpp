@@ -41,7 +41,9 @@ const Figures& pipeline_run() {
     auto devices = DeviceBinding::emulated(clock, config, true);
     if (!devices->bring_up().empty()) std::abort();
     std::string error;
-    std::unique_ptr<FluidModel> fluid = KernelFluid::create(config, "", error);
+    MaterialPresets presets;
+    if (!load_material_presets(config, SONOFLOW_SOURCE_DIR "/config/materials", presets, error)) std::abort();
+    std::unique_ptr<FluidModel> fluid = KernelFluid::create(config, std::move(presets), error);
     if (!fluid) fluid = std::make_unique<PalmDragField>();  // no OpenCL device: the stand-in
     KernelRenderer renderer(config);
     auto status = std::make_unique<status::StatusRegion>();

@@ -102,7 +102,9 @@ void BM_ToolForceWhenTheFluidLags(benchmark::State& state) {
   for (auto _ : state) {
     std::string error;
     LaggingFluid fluid;
-    fluid.inner = KernelFluid::create(config, SONOFLOW_SOURCE_DIR "/config/materials", error);
+    MaterialPresets presets;
+    if (load_material_presets(config, SONOFLOW_SOURCE_DIR "/config/materials", presets, error))
+      fluid.inner = KernelFluid::create(config, std::move(presets), error);
     if (!fluid.inner) {
       state.SkipWithError(error.c_str());
       return;

@@ -62,7 +62,9 @@ Figures run_phase(Condition condition, const std::string& dir) {
   auto devices = DeviceBinding::emulated(clock, config, true);
   if (!devices->bring_up().empty()) std::abort();
   std::string error;
-  std::unique_ptr<FluidModel> fluid = KernelFluid::create(config, SONOFLOW_SOURCE_DIR "/config/materials", error);
+  MaterialPresets presets;
+  if (!load_material_presets(config, SONOFLOW_SOURCE_DIR "/config/materials", presets, error)) std::abort();
+  std::unique_ptr<FluidModel> fluid = KernelFluid::create(config, std::move(presets), error);
   if (!fluid) fluid = std::make_unique<PalmDragField>();  // no OpenCL device: the stand-in
   KernelRenderer renderer(config);
   auto status = status::StatusWriter::create(config.status.path, clock.now_ns(), error);

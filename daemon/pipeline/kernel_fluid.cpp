@@ -2,8 +2,11 @@
 
 #include <dirent.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 
 #include "daemon/scene/particle_colour.hpp"
 #include "kernels/fluid/material.hpp"
@@ -13,25 +16,6 @@ namespace {
 
 constexpr float kPoolFloorZ = 0.11f;
 constexpr float kPoolWidth = 0.16f;
-
-// Every <name>.toml in `dir` that parses as a material, by file name.
-std::map<std::string, fluid::Material, std::less<>> load_presets(const std::string& dir, std::string& notes) {
-  std::map<std::string, fluid::Material, std::less<>> presets;
-  DIR* d = opendir(dir.c_str());
-  if (d == nullptr) {
-    notes += "no materials directory " + dir + "; ";
-    return presets;
-  }
-  while (const dirent* e = readdir(d)) {
-    const std::string file = e->d_name;
-    if (file.size() < 6 || file.substr(file.size() - 5) != ".toml") continue;
-    auto m = fluid::load_material(dir + "/" + file);
-    if (m) presets.emplace(file.substr(0, file.size() - 5), std::move(*m));
-    else notes += "preset " + file + " refused: " + m.error().message + "; ";
-  }
-  closedir(d);
-  return presets;
-}
 
 // Presets name files with '_' where the config may say '-' (runny-cream / runny_cream).
 std::string preset_key(std::string_view name) {
@@ -75,14 +59,50 @@ std::vector<std::string> KernelFluid::preset_names() const {
   return names;
 }
 
-std::unique_ptr<KernelFluid> KernelFluid::create(const Config& config, const std::string& materials_dir,
-                                                 std::string& error) {
+bool load_material_presets(const Config& config, const std::string& dir, MaterialPresets& out,
+                           std::string& error) {
+  out.clear();
+  DIR* d = opendir(dir.c_str());
+  if (d == nullptr) {
+    error = "'fluid.materials_dir': cannot read the material presets in " + dir + " (" + std::strerror(errno) + ")";
+    return false;
+  }
+  std::vector<std::string> files;
+  while (const dirent* e = readdir(d)) {
+    const std::string file = e->d_name;
+    if (file.size() > 5 && file.substr(file.size() - 5) == ".toml") files.push_back(file);
+  }
+  closedir(d);
+  std::sort(files.begin(), files.end());  // the first refused file is the same on every run
+  for (const std::string& file : files) {
+    auto m = fluid::load_material(dir + "/" + file);
+    if (!m) {
+      error = "material preset " + dir + "/" + file + ": " + m.error().message;
+      return false;
+    }
+    out.emplace(file.substr(0, file.size() - 5), std::move(*m));
+  }
+  if (out.find(preset_key(config.fluid.material)) == out.end()) {
+    std::string names;
+    for (const auto& [name, material] : out) names += (names.empty() ? "" : ", ") + name;
+    error = "'fluid.material' = \"" + config.fluid.material + "\": no preset " + preset_key(config.fluid.material) +
+            ".toml in " + dir + (names.empty() ? " (none there; see 'fluid.materials_dir')" : " (presets: " + names + ")");
+    return false;
+  }
+  return true;
+}
+
+std::unique_ptr<KernelFluid> KernelFluid::create(const Config& config, MaterialPresets presets, std::string& error) {
+  const auto configured = presets.find(preset_key(config.fluid.material));
+  if (configured == presets.end()) {
+    error = "no preset for 'fluid.material' = \"" + config.fluid.material + "\"";
+    return nullptr;
+  }
   std::unique_ptr<KernelFluid> f(new KernelFluid());
-  f->presets_ = load_presets(materials_dir, f->notes_);
   // fluid.substeps > 0 replaces every preset's own schedule (the thesis' 3 substeps for the
   // viscoelastic presets need a GPU; one holds 90 Hz on a small CPU, bench/RESULTS.md).
   if (config.fluid.substeps > 0) {
-    for (auto& [name, material] : f->presets_) material.substeps = config.fluid.substeps;
+    for (auto& [name, material] : presets) material.substeps = config.fluid.substeps;
   }
   fluid::FluidConfig fc;
   fc.device.device = config.fluid.device;
@@ -90,15 +110,8 @@ std::unique_ptr<KernelFluid> KernelFluid::create(const Config& config, const std
   fc.particle_spacing = pool_spacing(config.fluid.particles);
   fc.domain_min = {-0.16f, -0.16f, 0.05f};
   fc.domain_max = {0.16f, 0.16f, 0.40f};
-  const auto preset = f->presets_.find(preset_key(config.fluid.material));
-  if (preset != f->presets_.end()) {
-    fc.material = preset->second;
-  } else {
-    f->notes_ += "no preset '" + config.fluid.material + "' in " + materials_dir +
-                 ": water coefficients with the configured tau/alpha; ";
-    fc.material.name = config.fluid.material;
-    fc.material.model = fluid::MaterialModel::Viscoelastic;
-  }
+  fc.material = configured->second;
+  f->presets_ = std::move(presets);
   fc.material.tau = static_cast<float>(config.fluid.tau_s);
   fc.material.alpha = static_cast<float>(config.fluid.alpha);
   const auto& ff = config.force_feedback;
@@ -204,7 +217,6 @@ std::string KernelFluid::describe() const {
     s += tool.kind == fluid::ToolKind::Rod ? ", a rod" : ", a ladle";
     s += " of " + std::to_string(static_cast<int>(std::lround(tool.length * 1000))) + " mm for force feedback";
   }
-  if (!notes_.empty()) s += "; " + notes_.substr(0, notes_.size() - 2);
   return s;
 }
 

@@ -6,8 +6,9 @@
 //
 // Material presets are read once at start from the materials directory (`<name>.toml`, the
 // fluid layer's format), so a live `material NAME` only switches between loaded presets; tau
-// and alpha then override the preset's, as the config says. A name with no preset file falls
-// back to water's coefficients with the configured tau/alpha, and says so.
+// and alpha then override the preset's, as the config says. A configured material with no
+// preset, an unreadable directory or a preset the fluid layer refuses stops the start with the
+// key to fix (load_material_presets): the daemon never runs another fluid than the one asked for.
 #include <map>
 #include <memory>
 #include <string>
@@ -26,11 +27,22 @@ inline constexpr float kPoolSurfaceZ = 0.15f;
 // (fluid.particles): the pool keeps its size, the fluid gets finer or coarser.
 float pool_spacing(int particles);
 
+// The presets a daemon runs with: every <name>.toml of the materials directory, by file name
+// (runny_cream; the config may write runny-cream).
+using MaterialPresets = std::map<std::string, fluid::Material, std::less<>>;
+
+// Loads every preset in `dir` and checks that the configured fluid.material is one of them. On
+// failure false, with `error` naming what to fix: 'fluid.materials_dir' (unreadable), the preset
+// file the fluid layer refused (and its key), or 'fluid.material' (no such preset; those found
+// are listed). Start-up only.
+bool load_material_presets(const Config& config, const std::string& dir, MaterialPresets& out,
+                           std::string& error);
+
 class KernelFluid final : public FluidModel {
  public:
-  // `materials_dir`: where <name>.toml presets live. Null and `error` set on failure.
-  static std::unique_ptr<KernelFluid> create(const Config& config, const std::string& materials_dir,
-                                             std::string& error);
+  // `presets` from load_material_presets (they must hold fluid.material). Null and `error` set on
+  // failure (the OpenCL device, the kernels' build, the scene).
+  static std::unique_ptr<KernelFluid> create(const Config& config, MaterialPresets presets, std::string& error);
 
   void step(const HandFrame& newest, const HandFrame* previous, double frame_dt_s, ContactField& out,
             FluidStepInfo& info) noexcept override;
@@ -51,11 +63,10 @@ class KernelFluid final : public FluidModel {
  private:
   KernelFluid() = default;
   std::unique_ptr<fluid::FluidEngine> engine_;
-  std::map<std::string, fluid::Material, std::less<>> presets_;
+  MaterialPresets presets_;
   std::string material_;
   bool has_tool_ = false;
   fluid::FluidStats stats_{};
-  std::string notes_;
   fluid::Scene scene_;                          // the container the viewer draws
   std::vector<fluid::DisplayParticle> display_; // view_particles staging, sized at create
 };

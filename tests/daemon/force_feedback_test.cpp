@@ -141,8 +141,10 @@ drivers::EmulatedForceDeviceConfig held_at(float z) {
 // ---- Physics: the OpenCL particle fluid ---------------------------------------------------
 
 std::unique_ptr<KernelFluid> particle_fluid(const Config& config) {
+  MaterialPresets presets;
   std::string error;
-  auto fluid = KernelFluid::create(config, SONOFLOW_SOURCE_DIR "/config/materials", error);
+  EXPECT_TRUE(load_material_presets(config, SONOFLOW_SOURCE_DIR "/config/materials", presets, error)) << error;
+  auto fluid = KernelFluid::create(config, std::move(presets), error);
   EXPECT_TRUE(fluid) << error;
   return fluid;
 }

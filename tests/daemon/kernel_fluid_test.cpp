@@ -3,7 +3,11 @@
 // decides how finely the pool is filled.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <cmath>
+#include <cstdlib>
+#include <fstream>
 #include <memory>
 #include <string>
 
@@ -13,12 +17,16 @@
 namespace sonoflow::daemon {
 namespace {
 
+constexpr char kMaterials[] = SONOFLOW_SOURCE_DIR "/config/materials";
+
 std::unique_ptr<KernelFluid> honey_pool(int substeps) {
   Config config;
   config.fluid.material = "honey";
   config.fluid.substeps = substeps;
+  MaterialPresets presets;
   std::string error;
-  auto fluid = KernelFluid::create(config, SONOFLOW_SOURCE_DIR "/config/materials", error);
+  EXPECT_TRUE(load_material_presets(config, kMaterials, presets, error)) << error;
+  auto fluid = KernelFluid::create(config, std::move(presets), error);
   EXPECT_TRUE(fluid) << error;
   return fluid;
 }
@@ -59,14 +67,54 @@ TEST(KernelFluid, PoolHoldsTheConfiguredParticles) {
   Config config;
   config.fluid.material = "water";
   config.fluid.particles = 2000;
+  MaterialPresets presets;
   std::string error;
-  auto fluid = KernelFluid::create(config, SONOFLOW_SOURCE_DIR "/config/materials", error);
+  ASSERT_TRUE(load_material_presets(config, kMaterials, presets, error)) << error;
+  auto fluid = KernelFluid::create(config, std::move(presets), error);
   ASSERT_TRUE(fluid) << error;
   ContactField field;
   FluidStepInfo info;
   fluid->step(HandFrame{}, nullptr, 1.0 / 90, field, info);
   EXPECT_TRUE(info.ok);
   EXPECT_EQ(info.particles, 2000u);
+}
+
+// A material must have a preset: the daemon never runs another fluid than the one asked for.
+TEST(MaterialPresets, LoadsEveryPresetAndRefusesAnUnknownMaterial) {
+  Config config;
+  config.fluid.material = "runny-cream";  // the config may write '-' where the file has '_'
+  MaterialPresets presets;
+  std::string error;
+  ASSERT_TRUE(load_material_presets(config, kMaterials, presets, error)) << error;
+  EXPECT_TRUE(presets.contains("runny_cream"));
+  EXPECT_TRUE(presets.contains("honey"));
+  EXPECT_EQ(presets.at("honey").model, fluid::MaterialModel::Viscoelastic);
+
+  config.fluid.material = "hony";
+  EXPECT_FALSE(load_material_presets(config, kMaterials, presets, error));
+  EXPECT_NE(error.find("'fluid.material' = \"hony\""), std::string::npos) << error;
+  EXPECT_NE(error.find("presets: clay,"), std::string::npos) << error;  // the names it could have been
+}
+
+TEST(MaterialPresets, AnUnreadableDirectoryOrABrokenPresetNamesWhatToFix) {
+  Config config;
+  MaterialPresets presets;
+  std::string error;
+  const std::string dir = ::testing::TempDir() + "presets_" + std::to_string(getpid());
+  EXPECT_FALSE(load_material_presets(config, dir, presets, error));
+  EXPECT_NE(error.find("'fluid.materials_dir'"), std::string::npos) << error;
+
+  ASSERT_EQ(std::system(("rm -rf " + dir + " && mkdir -p " + dir + " && cp " + kMaterials + "/honey.toml " + dir).c_str()),
+            0);
+  config.fluid.material = "honey";
+  EXPECT_TRUE(load_material_presets(config, dir, presets, error)) << error;
+  {
+    std::ofstream broken(dir + "/water.toml");
+    broken << "name = \"water\"\nmodel = \"pbf\"\nrest_density = -1000\n";
+  }
+  EXPECT_FALSE(load_material_presets(config, dir, presets, error));
+  EXPECT_NE(error.find("water.toml"), std::string::npos) << error;
+  std::system(("rm -rf " + dir).c_str());
 }
 
 }  // namespace

@@ -162,7 +162,8 @@ TEST(Sonoflowd, ToolsWorkAgainstTheRunningDaemon) {
 // (1,024 = 16 x 16 x 4 at 1 cm: not the default, so the key must reach the engine).
 TEST(Sonoflowd, RunsTheParticleFluidAndRendersItsContact) {
   Sandbox box;
-  box.write_config("fluid.engine = \"opencl\"\nfluid.particles = 1024\n");
+  box.write_config("fluid.engine = \"opencl\"\nfluid.particles = 1024\nfluid.materials_dir = \"" SONOFLOW_SOURCE_DIR
+                   "/config/materials\"\n");
   NotifySocket notify(box.dir + "/notify.sock");
   Daemon d = Daemon::spawn({SONOFLOWD, "--config", box.config, "--emulate"},
                            {"NOTIFY_SOCKET=" + box.dir + "/notify.sock"}, box.dir + "/stderr");
@@ -242,6 +243,27 @@ TEST(Sonoflowd, BadConfigExits78NamingTheKey) {
   const std::string log = d.log();
   EXPECT_NE(log.find("'safety.max_intensity' = 1.5 is out of range (min 0, max 1)"), std::string::npos) << log;
   EXPECT_NE(log.find("unknown key 'haptic.modes' (did you mean 'haptic.mode'?)"), std::string::npos) << log;
+}
+
+// The particle fluid's material is part of the configuration: a name with no preset (a typo)
+// refuses to start naming the key and the presets there, before any OpenCL work; so does
+// --check-config. (The daemon once ran water's coefficients under the asked-for name.)
+TEST(Sonoflowd, AMaterialWithNoPresetRefusesToStart) {
+  Sandbox box;
+  box.write_config("fluid.engine = \"opencl\"\nfluid.material = \"hony\"\nfluid.materials_dir = \"" SONOFLOW_SOURCE_DIR
+                   "/config/materials\"\n");
+  Daemon d = Daemon::spawn({SONOFLOWD, "--config", box.config, "--emulate"}, {}, box.dir + "/stderr");
+  EXPECT_EQ(d.wait(10s), 78);
+  EXPECT_NE(d.log().find("'fluid.material' = \"hony\": no preset hony.toml"), std::string::npos) << d.log();
+  EXPECT_NE(d.log().find("honey"), std::string::npos) << d.log();  // the presets it could have named
+  const std::string check = box.run_tool(std::string(SONOFLOWD) + " --check-config --config " + box.config);
+  EXPECT_EQ(check.substr(0, 3), "78:") << check;
+  EXPECT_NE(check.find("'fluid.material'"), std::string::npos) << check;
+
+  box.write_config("fluid.engine = \"opencl\"\nfluid.materials_dir = \"" + box.dir + "/no-such-dir\"\n");
+  const std::string missing = box.run_tool(std::string(SONOFLOWD) + " --check-config --config " + box.config);
+  EXPECT_EQ(missing.substr(0, 3), "78:") << missing;
+  EXPECT_NE(missing.find("'fluid.materials_dir'"), std::string::npos) << missing;
 }
 
 TEST(Sonoflowd, MissingDeviceRefusesToStart) {
