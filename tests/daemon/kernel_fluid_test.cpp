@@ -19,16 +19,21 @@ namespace {
 
 constexpr char kMaterials[] = SONOFLOW_SOURCE_DIR "/config/materials";
 
-std::unique_ptr<KernelFluid> honey_pool(int substeps) {
-  Config config;
-  config.fluid.material = "honey";
-  config.fluid.substeps = substeps;
+// The daemon's fluid for `config`, with the project's presets, as sonoflowd creates it.
+std::unique_ptr<KernelFluid> pool(const Config& config) {
   MaterialPresets presets;
   std::string error;
   EXPECT_TRUE(load_material_presets(config, kMaterials, presets, error)) << error;
   auto fluid = KernelFluid::create(config, std::move(presets), error);
   EXPECT_TRUE(fluid) << error;
   return fluid;
+}
+
+std::unique_ptr<KernelFluid> honey_pool(int substeps) {
+  Config config;
+  config.fluid.material = "honey";
+  config.fluid.substeps = substeps;
+  return pool(config);
 }
 
 TEST(KernelFluid, ZeroSubstepsKeepsThePresetsOwnSchedule) {
@@ -67,11 +72,8 @@ TEST(KernelFluid, PoolHoldsTheConfiguredParticles) {
   Config config;
   config.fluid.material = "water";
   config.fluid.particles = 2000;
-  MaterialPresets presets;
-  std::string error;
-  ASSERT_TRUE(load_material_presets(config, kMaterials, presets, error)) << error;
-  auto fluid = KernelFluid::create(config, std::move(presets), error);
-  ASSERT_TRUE(fluid) << error;
+  auto fluid = pool(config);
+  ASSERT_TRUE(fluid);
   ContactField field;
   FluidStepInfo info;
   fluid->step(HandFrame{}, nullptr, 1.0 / 90, field, info);
