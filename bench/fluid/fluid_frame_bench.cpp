@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/fluid/kernel_profile_print.hpp"
 #include "bench/support/frame_timing.hpp"
 #include "bench/support/stirred_pool.hpp"
 #include "kernels/fluid/fluid_engine.hpp"
@@ -104,22 +105,8 @@ void frames(benchmark::State& state, bool viscoelastic, int substeps = 0, int ve
   state.counters["contact_samples"] = st.contact_samples;
   state.counters["hand_force_N"] = hand_force / static_cast<double>(wall_ms.size());
   if (c.profile) {
-    auto profile = e.kernel_profile();
-    std::sort(profile.begin(), profile.end(), [](const auto& a, const auto& b) { return a.ms > b.ms; });
-    std::printf("%s, %d particles, device ms per frame by kernel:\n", viscoelastic ? "honey" : "water",
-                st.particles);
-    const double frames_run = static_cast<double>(wall_ms.size());
-    double device_ms = 0, launches = 0;
-    for (const auto& p : profile) {
-      std::printf("  %-24s %7.3f\n", p.name.c_str(), p.ms / frames_run);
-      device_ms += p.ms / frames_run;
-      launches += static_cast<double>(p.launches) / frames_run;
-    }
-    // What the frame spends outside the kernels (launch hand-over, read-back, host work), per launch.
-    double wall_mean = 0;
-    for (double w : wall_ms) wall_mean += w / frames_run;
-    std::printf("  kernels %.3f ms in %.0f launches; frame %.3f ms: %.1f us per launch outside the kernels\n",
-                device_ms, launches, wall_mean, 1e3 * (wall_mean - device_ms) / launches);
+    bench::print_kernel_profile(e.kernel_profile(), viscoelastic ? "honey" : "water", st.particles, st.ghosts,
+                                wall_ms);
   }
 }
 

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
-#include <cstdlib>
 #include <cstring>
 
 #include "daemon/scene/particle_colour.hpp"
@@ -13,9 +12,6 @@
 
 namespace sonoflow::daemon {
 namespace {
-
-constexpr float kPoolFloorZ = 0.11f;
-constexpr float kPoolWidth = 0.16f;
 
 // Presets name files with '_' where the config may say '-' (runny-cream / runny_cream).
 std::string preset_key(std::string_view name) {
@@ -25,33 +21,6 @@ std::string preset_key(std::string_view name) {
 }
 
 }  // namespace
-
-fluid::Scene default_pool_scene() {
-  constexpr float half = 0.5f * kPoolWidth;
-  fluid::Scene s;
-  s.shapes.push_back(fluid::Shape::box({-half, -half, kPoolFloorZ}, {half, half, 0.35f}));
-  s.blocks.push_back({{-half, -half, kPoolFloorZ}, {half, half, kPoolSurfaceZ}});
-  return s;
-}
-
-float pool_spacing(int particles) {
-  // n particles across the width at spacing width / n; the depth holds as many whole layers as
-  // fit (the engine fills blocks the same way). The count grows with n; take the nearest.
-  float best = kPoolWidth;
-  long best_miss = -1;
-  for (int n = 1; n <= 1000; ++n) {
-    const float d = kPoolWidth / static_cast<float>(n);
-    const long layers = static_cast<long>(std::floor((kPoolSurfaceZ - kPoolFloorZ) / d + 1e-3f));
-    const long count = static_cast<long>(n) * n * layers;
-    const long miss = std::labs(count - particles);
-    if (best_miss < 0 || miss < best_miss) {
-      best = d;
-      best_miss = miss;
-    }
-    if (count > particles) break;
-  }
-  return best;
-}
 
 std::vector<std::string> KernelFluid::preset_names() const {
   std::vector<std::string> names;
@@ -107,9 +76,7 @@ std::unique_ptr<KernelFluid> KernelFluid::create(const Config& config, MaterialP
   fluid::FluidConfig fc;
   fc.device.device = config.fluid.device;
   fc.max_particles = config.fluid.max_particles;
-  fc.particle_spacing = pool_spacing(config.fluid.particles);
-  fc.domain_min = {-0.16f, -0.16f, 0.05f};
-  fc.domain_max = {0.16f, 0.16f, 0.40f};
+  fluid::fit_pool(fc, config.fluid.particles);
   fc.material = configured->second;
   f->presets_ = std::move(presets);
   fc.material.tau = static_cast<float>(config.fluid.tau_s);

@@ -17,15 +17,16 @@
 #include "daemon/config/config.hpp"
 #include "daemon/pipeline/interfaces.hpp"
 #include "kernels/fluid/fluid_engine.hpp"
+#include "kernels/fluid/pool_scene.hpp"
 
 namespace sonoflow::daemon {
 
-// The pool the hand stirs: floor 11 cm above the array, 4 cm deep, 16 x 16 cm.
-fluid::Scene default_pool_scene();
-inline constexpr float kPoolSurfaceZ = 0.15f;
-// The particle spacing whose lattice fills the pool with the count nearest to `particles`
-// (fluid.particles): the pool keeps its size, the fluid gets finer or coarser.
-float pool_spacing(int particles);
+// The pool the hand stirs (kernels/fluid/pool_scene.hpp, shared with the benchmarks): floor
+// 11 cm above the array, 4 cm deep, 16 x 16 cm, filled at the spacing pool_spacing(n) whose
+// lattice holds the count nearest to fluid.particles.
+inline fluid::Scene default_pool_scene() { return fluid::pool_scene(); }
+using fluid::kPoolSurfaceZ;
+using fluid::pool_spacing;
 
 // The presets a daemon runs with: every <name>.toml of the materials directory, by file name
 // (runny_cream; the config may write runny-cream).

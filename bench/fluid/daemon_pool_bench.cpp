@@ -1,0 +1,122 @@
+// The daemon's own fluid frame, outside the daemon: `sonoflowd --emulate`'s pool (the fluid
+// layer's pool_scene, filled at pool_spacing(N) as fluid.particles = N does), the honey preset
+// with the daemon's settings (fluid.substeps = 2, tau 0, alpha 0.005, max_particles 5,000) and
+// the emulated tracker's stirring hand (drivers/emulator ScriptedHands: the daemon's default
+// devices.hand_* script, palm 13 cm above the array, a 4 cm circle every 2 s, through the
+// tracker's wire format and mount as the tracker driver converts it). No real-time threads
+// beside it: what the fluid thread's frame costs on its own.
+//   honey_pool/N: N = 432 (the daemon's default), 507, 675, 1,024
+// Counters: wall-clock p50 / p99 per frame, process CPU per frame, ghosts, hand force (N).
+// SONOFLOW_FLUID_PROFILE=1 prints the device time per kernel and the launches per frame.
+#include <benchmark/benchmark.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <vector>
+
+#include "bench/fluid/kernel_profile_print.hpp"
+#include "bench/support/frame_timing.hpp"
+#include "drivers/emulator/hand_script.hpp"
+#include "drivers/emulator/virtual_tracker.hpp"
+#include "drivers/tracker/tracker_driver.hpp"
+#include "kernels/fluid/fluid_engine.hpp"
+#include "kernels/fluid/material.hpp"
+#include "kernels/fluid/pool_scene.hpp"
+
+namespace {
+
+using namespace sonoflow;
+using namespace sonoflow::fluid;
+
+// The emulated tracker's hand at time t, as the tracker driver hands it to the fluid thread.
+class StirringHand {
+ public:
+  StirringHand()
+      : mount_(drivers::emulator::default_tracker_mount()),
+        script_({drivers::emulator::HandMotion::StirCircle, {0.0f, 0.0f, 0.13f}, 0.04f, 2.0f}, mount_) {}
+
+  HandFrame at(int frame) {
+    drivers::emulator::HandSnapshot snap;
+    script_.hands_at(static_cast<double>(frame) / 90.0, snap);
+    drivers::HandFrameMsg msg;
+    msg.n_hands = static_cast<std::uint8_t>(snap.count);
+    msg.tracking_frame_id = static_cast<std::uint64_t>(frame);
+    msg.hands = snap.hands;
+    HandFrame out;
+    drivers::convert_hand_frame(msg, drivers::MountTransform::from(mount_), drivers::ClockMap{},
+                                static_cast<std::int64_t>(frame) * 11'111'111, out);
+    return out;
+  }
+
+ private:
+  drivers::TrackerCalibration mount_;
+  drivers::emulator::ScriptedHands script_;
+};
+
+void honey_pool(benchmark::State& state) {
+  const int wanted = static_cast<int>(state.range(0));
+  const auto lib = MaterialLibrary::load(SONOFLOW_MATERIALS_DIR);
+  if (!lib) {
+    state.SkipWithError(lib.error().message.c_str());
+    return;
+  }
+  FluidConfig c;
+  c.max_particles = 5000;
+  fit_pool(c, wanted);
+  c.profile = std::getenv("SONOFLOW_FLUID_PROFILE") != nullptr;
+  c.material = *lib->find("honey");
+  c.material.substeps = 2;
+  c.material.tau = 0.0f;
+  c.material.alpha = 0.005f;
+  auto created = FluidEngine::create(c);
+  if (!created) {
+    state.SkipWithError(created.error().message.c_str());
+    return;
+  }
+  FluidEngine& e = **created;
+  if (auto err = e.load_scene(pool_scene())) {
+    state.SkipWithError(err->message.c_str());
+    return;
+  }
+  StirringHand hand;
+  static ContactField field;
+  FluidStats st;
+  HandFrame prev = hand.at(0);
+  int k = 1;
+  for (; k <= 90; ++k) {  // one second: the hand has entered and stirred the honey
+    const HandFrame now = hand.at(k);
+    e.step_frame(now, &prev, 1.0 / 90.0, field, st);
+    prev = now;
+  }
+  if (c.profile) e.kernel_profile();
+  std::vector<double> wall_ms;
+  double hand_force = 0;
+  const double cpu0 = bench::process_cpu_ms();
+  for (auto _ : state) {
+    const HandFrame now = hand.at(k++);
+    const auto t0 = std::chrono::steady_clock::now();
+    e.step_frame(now, &prev, 1.0 / 90.0, field, st);
+    const std::chrono::duration<double> dt = std::chrono::steady_clock::now() - t0;
+    prev = now;
+    wall_ms.push_back(1e3 * dt.count());
+    hand_force += std::sqrt(st.hand_force.x * st.hand_force.x + st.hand_force.y * st.hand_force.y +
+                            st.hand_force.z * st.hand_force.z);
+    state.SetIterationTime(dt.count());
+  }
+  const auto frames = static_cast<double>(wall_ms.size());
+  state.counters["ms_p50_frame"] = bench::percentile(wall_ms, 0.5);
+  state.counters["ms_p99_frame"] = bench::percentile(wall_ms, 0.99);
+  state.counters["process_cpu_ms"] = (bench::process_cpu_ms() - cpu0) / frames;
+  state.counters["particles"] = st.particles;
+  state.counters["ghosts"] = st.ghosts;
+  state.counters["hand_force_N"] = hand_force / frames;
+  if (c.profile) bench::print_kernel_profile(e.kernel_profile(), "daemon pool, honey 2 x (8 + 8)", st.particles,
+                                             st.ghosts, wall_ms);
+}
+
+}  // namespace
+
+BENCHMARK(honey_pool)->Arg(432)->Arg(507)->Arg(675)->Arg(1024)->Iterations(270)->UseManualTime()->Unit(benchmark::kMillisecond);
+
+BENCHMARK_MAIN();
