@@ -299,6 +299,10 @@ Status FluidEngine::Impl::allocate() {
   };
   grid(s.fluid_grid, cap);
   grid(s.ghost_grid, gcap);
+  for (GridBuffers* g : {&s.fluid_grid, &s.ghost_grid}) {  // small grids keep them zeroed (sort)
+    if (err == CL_SUCCESS)
+      err = rt->queue().enqueueFillBuffer(g->cell_count, cl_uint{0}, 0, (static_cast<std::size_t>(num_cells) + 1) * 4);
+  }
   s.g_joint = make_buffer(ctx, gcap * 4, err);
   for (cl::Buffer* b : {&s.g_offset, &s.g_normal_local, &s.xg, &s.xg0, &s.vg, &s.g_normal, &s.g_impulse})
     *b = make_buffer(ctx, gcap * 16, err);
@@ -430,6 +434,7 @@ Expected<std::unique_ptr<FluidEngine>> FluidEngine::create(const FluidConfig& co
   m.rt = std::move(rt.value());
   const std::size_t work_group = m.rt->info().is_gpu ? 64 : 256;
   m.launch = std::make_unique<Launcher>(m.rt->queue(), work_group, config.profile);
+  m.s.work_group = static_cast<int>(work_group);
 
   {  // The parameter block must have the same layout on both sides.
     auto k = m.rt->kernel("params_size");

@@ -65,6 +65,21 @@ inline float relaxation(int fluid_neighbours, P_CONST P) {
 // vconst layout (float16): s0..s5 K_i, the spin part of C_i / dt (below); s6..sb dt^2 diag of
 // J_i J_i^T; sc..se s_i = sum_j V_j grad W_ij (+ ghosts); sf beta dt / n_i.
 
+// Start of a substep: the best-fit rotations at identity (x = x0; planes x, y, z zero, w one),
+// the position multipliers (6 planes) and the velocity multipliers (float8 each) at zero. One
+// launch instead of four fills; the planes up to n rounded to 8, the lanes conf_pos_solve reads.
+__kernel void conf_begin_substep(int n, int plane, __global float* rot, __global float* plambda,
+                                 __global float8* vlambda) {
+  const int i = get_global_id(0);
+  if (i >= (n + 7) / 8 * 8) return;
+  rot[i] = 0.0f;
+  rot[plane + i] = 0.0f;
+  rot[2 * plane + i] = 0.0f;
+  rot[3 * plane + i] = 1.0f;
+  for (int c = 0; c < 6; ++c) plambda[c * plane + i] = 0.0f;
+  if (i < n) vlambda[i] = (float8)(0.0f);
+}
+
 // Density (fluid, ghosts, walls) and the best-fit angular velocity of i's fluid neighbourhood
 // at the start of the velocity phase: omega = I^-1 sum_j p_j x (u_j - u_mean), p_j = x_j -
 // centroid. The velocity-level constraint measures the strain rate relative to this rigid spin
@@ -660,15 +675,13 @@ __kernel void conf_pos_solve(int n, int plane, __global const uint* flags,
 // x_i += sum_j (beta / n_j) J~_ji^T dl_j (3.18), dl already scaled, with the pair terms of
 // conf_pos_sums (same positions): -A(s_i)^T dl_i - V_i sum_j A(grad W_ij)^T dl_j, as in
 // conf_vel_apply. Then the walls and their friction.
-__kernel void conf_pos_apply(int n, __global const float4* x, __global float4* x_out,
-                             __global const uint* flags, __global const uint* nbr,
-                             __global const uint* ncount, __global const float2* pair,
-                             __global const float4* pconst, __global const float* density,
-                             __global const float8* dlambda, P_CONST P,
-                             __global float4* contact, __global const float4* anchor,
-                             __global const float4* x0) {
-  const int i = get_global_id(0);
-  if (i >= n) return;
+inline void conf_pos_apply_at(int i, int n, __global const float4* x, __global float4* x_out,
+                              __global const uint* flags, __global const uint* nbr,
+                              __global const uint* ncount, __global const float2* pair,
+                              __global const float4* pconst, __global const float* density,
+                              __global const float8* dlambda, P_CONST P,
+                              __global float4* contact, __global const float4* anchor,
+                              __global const float4* x0) {
   if (flags[i] & FLAG_DEAD) {
     x_out[i] = x[i];
     return;
@@ -688,17 +701,28 @@ __kernel void conf_pos_apply(int n, __global const float4* x, __global float4* x
   x_out[i] = (float4)(p, 0.0f);
 }
 
+__kernel void conf_pos_apply(int n, __global const float4* x, __global float4* x_out,
+                             __global const uint* flags, __global const uint* nbr,
+                             __global const uint* ncount, __global const float2* pair,
+                             __global const float4* pconst, __global const float* density,
+                             __global const float8* dlambda, P_CONST P,
+                             __global float4* contact, __global const float4* anchor,
+                             __global const float4* x0) {
+  const int i = get_global_id(0);
+  if (i >= n) return;
+  conf_pos_apply_at(i, n, x, x_out, flags, nbr, ncount, pair, pconst, density, dlambda, P, contact,
+                    anchor, x0);
+}
+
 // Reaction of the conformation constraints on the ghosts: ghost g's share of the momentum of
 // constraint i, m V_g A(grad W_ig)^T dl_i with dl_i already scaled by the constraint's
 // relaxation, times `scale` (1/dt for a position sweep, 1 for the velocity phase). Exactly minus
 // what constraint i gives its fluid particles (its Jacobian rows sum to zero).
-__kernel void ghost_conf_reaction(int ng, __global const float4* xg, __global const uint* gflags,
-                                  __global const uint* fnbr, __global const uint* fcount,
-                                  __global const float4* x, __global const float* gvol,
-                                  __global const float8* dlambda, float scale, P_CONST P,
-                                  __global float4* gimpulse) {
-  const int g = get_global_id(0);
-  if (g >= ng) return;
+inline void ghost_conf_reaction_at(int g, int ng, __global const float4* xg,
+                                   __global const uint* gflags, __global const uint* fnbr,
+                                   __global const uint* fcount, __global const float4* x,
+                                   __global const float* gvol, __global const float8* dlambda,
+                                   float scale, P_CONST P, __global float4* gimpulse) {
   if (gflags[g] & FLAG_DEAD) return;
   // Eight fluid particles per step in 8-lane sums (common.cl); entries past the count weigh 0.
   const float3 xgg = xg[g].xyz;
@@ -716,6 +740,43 @@ __kernel void ghost_conf_reaction(int ng, __global const float4* xg, __global co
   }
   const float3 d = (float3)(hsum8(dx), hsum8(dy), hsum8(dz));
   gimpulse[g] += (float4)(P->mass * scale * gvol[g] * d, 0.0f);
+}
+
+__kernel void ghost_conf_reaction(int ng, __global const float4* xg, __global const uint* gflags,
+                                  __global const uint* fnbr, __global const uint* fcount,
+                                  __global const float4* x, __global const float* gvol,
+                                  __global const float8* dlambda, float scale, P_CONST P,
+                                  __global float4* gimpulse) {
+  const int g = get_global_id(0);
+  if (g >= ng) return;
+  ghost_conf_reaction_at(g, ng, xg, gflags, fnbr, fcount, x, gvol, dlambda, scale, P, gimpulse);
+}
+
+// A position sweep's apply and the ghosts' reaction to it in one launch: both only read the
+// multipliers conf_pos_solve wrote and the positions the sweep started from, so they need no
+// barrier between them (a launch less per sweep; on the CPU every launch is a barrier that
+// waits for its slowest work-group). Items [0, fluid_items) are the particles (fluid_items is
+// n rounded up to the work-group size, so no work-group mixes the two), the rest the ghosts.
+__kernel void conf_pos_apply_react(int n, int fluid_items, __global const float4* x,
+                                   __global float4* x_out, __global const uint* flags,
+                                   __global const uint* nbr, __global const uint* ncount,
+                                   __global const float2* pair, __global const float4* pconst,
+                                   __global const float* density, __global const float8* dlambda,
+                                   P_CONST P, __global float4* contact,
+                                   __global const float4* anchor, __global const float4* x0,
+                                   int ng, __global const float4* xg, __global const uint* gflags,
+                                   __global const uint* fnbr, __global const uint* fcount,
+                                   __global const float* gvol, float scale,
+                                   __global float4* gimpulse) {
+  const int k = get_global_id(0);
+  if (k < fluid_items) {
+    if (k < n)
+      conf_pos_apply_at(k, n, x, x_out, flags, nbr, ncount, pair, pconst, density, dlambda, P,
+                        contact, anchor, x0);
+  } else if (k - fluid_items < ng) {
+    ghost_conf_reaction_at(k - fluid_items, ng, xg, gflags, fnbr, fcount, x, gvol, dlambda, scale,
+                           P, gimpulse);
+  }
 }
 
 // ---- end of substep: conformation update (3.6) --------------------------------------------------

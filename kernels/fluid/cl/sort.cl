@@ -2,6 +2,7 @@
 // (which are then physically reordered) and for the hand ghosts (which are only indexed).
 //
 //   clear counts -> count_cells -> scan_blocks / scan_tops / scan_add -> scatter -> sort_cells
+//   (small grids: count_cells -> scan_serial, which clears the counts -> scatter -> sort_cells)
 //
 // The atomic increment gives each point a rank inside its cell in an arbitrary order;
 // sort_cells then orders every cell by source index, so the permutation (and everything
@@ -54,6 +55,20 @@ __kernel void scan_add(int n, int block, __global uint* out, __global const uint
   out[k] += block_sum[k / block];
 }
 
+// The same scan by one work-item, for grids small enough that three launches cost more than a
+// serial pass; it also clears the counts for the next sort (a fill less).
+__kernel void scan_serial(int n, __global uint* count, __global uint* out) {
+  if (get_global_id(0) != 0) return;
+  uint s = 0;
+  for (int k = 0; k < n; ++k) {
+    const uint v = count[k];
+    count[k] = 0u;
+    out[k] = s;
+    s += v;
+  }
+  out[n] = s;
+}
+
 // perm[new slot] = old index.
 __kernel void scatter(int n, __global const uint* cell_of, __global const uint* rank,
                       __global const uint* cell_start, __global uint* perm) {
@@ -88,10 +103,22 @@ __kernel void gather_words(int n, int words, __global const uint* perm, __global
   for (int k = 0; k < words; ++k) dst[i * words + k] = src[from * words + k];
 }
 
-// Stable id -> slot map after a reorder.
-__kernel void update_id_map(int n, __global const uint* id, __global const uint* flags,
-                            __global uint* slot_of_id) {
+// The reorder of the fields every particle carries (x, x0, v: 4 words; id, flags: 1) and the
+// stable id -> slot map in one launch: dst[i] = src[perm[i]] for each, as gather_words does.
+__kernel void gather_particles(int n, __global const uint* perm, __global const uint4* x,
+                               __global uint4* x_out, __global const uint4* x0,
+                               __global uint4* x0_out, __global const uint4* v,
+                               __global uint4* v_out, __global const uint* id,
+                               __global uint* id_out, __global const uint* flags,
+                               __global uint* flags_out, __global uint* slot_of_id) {
   const int i = get_global_id(0);
   if (i >= n) return;
-  slot_of_id[id[i]] = (flags[i] & FLAG_DEAD) ? INVALID_INDEX : (uint)i;
+  const uint from = perm[i];
+  x_out[i] = x[from];
+  x0_out[i] = x0[from];
+  v_out[i] = v[from];
+  const uint pid = id[from], f = flags[from];
+  id_out[i] = pid;
+  flags_out[i] = f;
+  slot_of_id[pid] = (f & FLAG_DEAD) ? INVALID_INDEX : (uint)i;
 }

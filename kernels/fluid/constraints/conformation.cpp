@@ -13,8 +13,9 @@ Expected<std::unique_ptr<ConstraintSet>> Conformation::create(const ClRuntime& r
       {&set->vel_lambda_, "conf_vel_lambda"}, {&set->vel_apply_, "conf_vel_apply"},
       {&set->vel_finish_, "conf_vel_finish"},
       {&set->pos_sums_, "conf_pos_sums"},     {&set->pos_solve_, "conf_pos_solve"},
-      {&set->pos_apply_, "conf_pos_apply"},
-      {&set->reaction_, "ghost_conf_reaction"}, {&set->update_, "conf_update"}};
+      {&set->pos_apply_, "conf_pos_apply"}, {&set->pos_apply_react_, "conf_pos_apply_react"},
+      {&set->reaction_, "ghost_conf_reaction"}, {&set->update_, "conf_update"},
+      {&set->begin_, "conf_begin_substep"}};
   for (auto [k, name] : kernels) {
     auto kernel = rt.kernel(name);
     if (!kernel) return kernel.error();
@@ -44,18 +45,10 @@ bool Conformation::active(const Material& m) const {
   return m.model == MaterialModel::Viscoelastic || (m.model == MaterialModel::Clay && m.clay_viscosity);
 }
 
-void Conformation::reset_lambda(SolverContext& ctx) {
-  ctx.launch.fill(lambda_, static_cast<std::size_t>(ctx.s.n) * 32);
-}
-
 void Conformation::begin_substep(SolverContext& ctx) {
-  // The best-fit rotations start at identity each substep (x = x0 at its start): planes x, y, z
-  // zero, plane w one.
-  const std::size_t plane_bytes = plane_ * 4;
-  ctx.launch.fill(rot_, 3 * plane_bytes);
-  ctx.launch.record(ctx.launch.queue().enqueueFillBuffer(rot_, 1.0f, 3 * plane_bytes, plane_bytes));
-  ctx.launch.fill(plambda_, 6 * plane_bytes);
-  reset_lambda(ctx);
+  // Rotations at identity, both multiplier sets at zero (x = x0 at the substep's start).
+  const int n = ctx.s.n;
+  ctx.launch.run(begin_, (n + 7) / 8 * 8, n, static_cast<cl_int>(plane_), rot_, plambda_, lambda_);
 }
 
 void Conformation::velocity_phase(SolverContext& ctx) {
@@ -102,12 +95,16 @@ void Conformation::project(SolverContext& ctx) {
         s.gnbr_count, s.xg, s.xg0, s.g_volume, s.density, s.params, s.pair, psums_);
   L.run(pos_solve_, (s.n + 7) / 8, s.n, plane, s.flags.a, psums_, s.conf.a, s.params, rot_,
         plambda_, dlambda_, pconst_);
-  L.run(pos_apply_, s.n, s.n, s.x.a, s.x.b, s.flags.a, s.nbr, s.nbr_count, s.pair, pconst_,
-        s.density, dlambda_, s.params, s.contact, s.anchor.a, s.x0.a);
   if (s.ng > 0 && s.ghost_viscosity) {
-    const float scale = 1.0f / s.dt;  // a position sweep's share: m dx / dt
-    L.run(reaction_, s.ng, s.ng, s.xg, s.g_flags, s.g_nbr, s.g_nbr_count, s.x.a, s.g_volume,
-          dlambda_, scale, s.params, s.g_impulse);
+    // The ghosts' reaction (a position sweep's share: m dx / dt) in the same launch.
+    const int fluid_items = (s.n + s.work_group - 1) / s.work_group * s.work_group;
+    const float scale = 1.0f / s.dt;
+    L.run(pos_apply_react_, fluid_items + s.ng, s.n, fluid_items, s.x.a, s.x.b, s.flags.a, s.nbr,
+          s.nbr_count, s.pair, pconst_, s.density, dlambda_, s.params, s.contact, s.anchor.a, s.x0.a,
+          s.ng, s.xg, s.g_flags, s.g_nbr, s.g_nbr_count, s.g_volume, scale, s.g_impulse);
+  } else {
+    L.run(pos_apply_, s.n, s.n, s.x.a, s.x.b, s.flags.a, s.nbr, s.nbr_count, s.pair, pconst_,
+          s.density, dlambda_, s.params, s.contact, s.anchor.a, s.x0.a);
   }
   s.x.swap();
 }

@@ -28,6 +28,8 @@ struct DeviceState {
   cl::Buffer params;
   float dt = 0;  // substep, s (host copy of params.dt)
   bool ghost_viscosity = false;  // host copy of params.ghost_viscosity
+  int work_group = 256;          // the launches' work-group size (kernels that do two jobs in
+                                 // one launch split their items at a multiple of it)
 
   // Fluid particles: slots [0, n) are in use, live first after every sort.
   int n = 0;

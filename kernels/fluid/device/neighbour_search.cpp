@@ -9,9 +9,9 @@ Expected<NeighbourSearch> NeighbourSearch::create(const ClRuntime& rt) {
     const char* name;
   };
   const Entry entries[] = {{&ns.count_cells_, "count_cells"},     {&ns.scan_blocks_, "scan_blocks"},
-                           {&ns.scan_tops_, "scan_tops"},         {&ns.scan_add_, "scan_add"},
+                           {&ns.scan_tops_, "scan_tops"},         {&ns.scan_add_, "scan_add"},         {&ns.scan_serial_, "scan_serial"},
                            {&ns.scatter_, "scatter"},             {&ns.sort_cells_, "sort_cells"},
-                           {&ns.gather_words_, "gather_words"},   {&ns.update_id_map_, "update_id_map"},
+                           {&ns.gather_words_, "gather_words"},   {&ns.gather_particles_, "gather_particles"},
                            {&ns.build_neighbours_, "build_neighbours"},
                            {&ns.match_ghost_lists_, "match_ghost_lists"},
                            {&ns.ghost_volume_, "ghost_volume"}};
@@ -26,13 +26,18 @@ Expected<NeighbourSearch> NeighbourSearch::create(const ClRuntime& rt) {
 void NeighbourSearch::sort(Launcher& launch, const DeviceState& s, GridBuffers& grid, int n,
                            const cl::Buffer& x, const cl::Buffer& flags, int num_cells) {
   const int entries = num_cells + 1;  // cells + the sentinel cell of dead points
-  launch.fill(grid.cell_count, sizeof(cl_uint) * static_cast<std::size_t>(entries));
-  launch.run(count_cells_, n, n, x, flags, s.params, grid.cell_of, grid.rank, grid.cell_count);
-  const int blocks = (entries + grid.block - 1) / grid.block;
-  launch.run(scan_blocks_, blocks, entries, grid.block, grid.cell_count, grid.cell_start,
-             grid.block_sum);
-  launch.run(scan_tops_, 1, blocks, grid.block_sum, grid.cell_start, entries);
-  launch.run(scan_add_, entries, entries, grid.block, grid.cell_start, grid.block_sum);
+  if (entries <= kSerialScanEntries) {  // the counts are zero (allocate, the last scan)
+    launch.run(count_cells_, n, n, x, flags, s.params, grid.cell_of, grid.rank, grid.cell_count);
+    launch.run(scan_serial_, 1, entries, grid.cell_count, grid.cell_start);
+  } else {
+    launch.fill(grid.cell_count, sizeof(cl_uint) * static_cast<std::size_t>(entries));
+    launch.run(count_cells_, n, n, x, flags, s.params, grid.cell_of, grid.rank, grid.cell_count);
+    const int blocks = (entries + grid.block - 1) / grid.block;
+    launch.run(scan_blocks_, blocks, entries, grid.block, grid.cell_count, grid.cell_start,
+               grid.block_sum);
+    launch.run(scan_tops_, 1, blocks, grid.block_sum, grid.cell_start, entries);
+    launch.run(scan_add_, entries, entries, grid.block, grid.cell_start, grid.block_sum);
+  }
   launch.run(scatter_, n, n, grid.cell_of, grid.rank, grid.cell_start, grid.perm);
   launch.run(sort_cells_, entries, entries, grid.cell_start, grid.perm);
 }
@@ -43,7 +48,9 @@ void NeighbourSearch::gather(Launcher& launch, DeviceState& s, Field& f) {
 }
 
 void NeighbourSearch::reorder_fluid(Launcher& launch, DeviceState& s, Travel travel) {
-  for (Field* f : {&s.x, &s.x0, &s.v, &s.id, &s.flags}) gather(launch, s, *f);
+  launch.run(gather_particles_, s.n, s.n, s.fluid_grid.perm, s.x.a, s.x.b, s.x0.a, s.x0.b, s.v.a, s.v.b,
+             s.id.a, s.id.b, s.flags.a, s.flags.b, s.slot_of_id);
+  for (Field* f : {&s.x, &s.x0, &s.v, &s.id, &s.flags}) f->swap();
   if (travel.conformation) gather(launch, s, s.conf);
   if (travel.anchors) gather(launch, s, s.anchor);
   if (travel.bonds) {
@@ -54,7 +61,6 @@ void NeighbourSearch::reorder_fluid(Launcher& launch, DeviceState& s, Travel tra
     gather(launch, s, s.phase);
     gather(launch, s, s.heat);
   }
-  launch.run(update_id_map_, s.n, s.n, s.id.a, s.flags.a, s.slot_of_id);
 }
 
 void NeighbourSearch::build_lists(Launcher& launch, DeviceState& s) {

@@ -11,6 +11,10 @@ class NeighbourSearch {
  public:
   static Expected<NeighbourSearch> create(const ClRuntime& rt);
 
+  // Grids of up to this many cells (+ 1) are scanned by one work-item, which leaves the
+  // counts zeroed for the next sort (their buffers start zeroed: allocate).
+  static constexpr int kSerialScanEntries = 16384;
+
   // Sorts n points into the grid: afterwards grid.perm[slot] is the point's old index and
   // grid.cell_start[c] .. [c + 1] the slots of cell c; dead points come last.
   void sort(Launcher& launch, const DeviceState& s, GridBuffers& grid, int n, const cl::Buffer& x,
@@ -35,8 +39,8 @@ class NeighbourSearch {
  private:
   void gather(Launcher& launch, DeviceState& s, Field& f);
 
-  cl::Kernel count_cells_, scan_blocks_, scan_tops_, scan_add_, scatter_, sort_cells_;
-  cl::Kernel gather_words_, update_id_map_, build_neighbours_, match_ghost_lists_, ghost_volume_;
+  cl::Kernel count_cells_, scan_blocks_, scan_tops_, scan_add_, scan_serial_, scatter_, sort_cells_;
+  cl::Kernel gather_words_, gather_particles_, build_neighbours_, match_ghost_lists_, ghost_volume_;
 };
 
 }  // namespace sonoflow::fluid
