@@ -701,9 +701,13 @@ void FluidEngine::Impl::substep(float s0, float s1) {
   for (auto& set : sets)
     if (set->active(material)) set->velocity_phase(ctx);
   for (int it = 0; it < material.iterations; ++it) {
-    for (auto& set : sets)
-      if (set->active(material)) set->project(ctx);
+    for (auto& set : sets) {
+      if (!set->active(material)) continue;
+      if (!set->carries_density_reaction()) launch_pending_density_reaction(ctx);
+      set->project(ctx);
+    }
   }
+  launch_pending_density_reaction(ctx);
   L.run(finalize, s.n, s.n, s.x.a, s.x0.a, s.v.a, s.flags.a, s.contact, s.anchor.a, s.params);
   if (material.xsph > 0 || material.vorticity > 0) {
     L.run(vorticity, s.n, s.n, s.x.a, s.v.a, s.flags.a, s.nbr, s.nbr_count, s.density, s.params,

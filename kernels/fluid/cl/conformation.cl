@@ -432,15 +432,13 @@ __kernel void conf_vel_finish(int n, __global float4* x, __global const float4* 
 #define PSUM_COEF 30  // 1: beta / n_i of constraint i
 #define PSUM_PLANES 31
 
-__kernel void conf_pos_sums(int n, int plane, __global const float4* x,
-                            __global const float4* x0, __global const uint* flags,
-                            __global const uint* nbr, __global const uint* ncount,
-                            __global const uint* gnbr, __global const uint* gcount,
-                            __global const float4* xg, __global const float4* xg0,
-                            __global const float* gvol, __global const float* density, P_CONST P,
-                            __global float2* restrict pair, __global float* restrict sums) {
-  const int i = get_global_id(0);
-  if (i >= n) return;
+inline void conf_pos_sums_at(int i, int n, int plane, __global const float4* x,
+                             __global const float4* x0, __global const uint* flags,
+                             __global const uint* nbr, __global const uint* ncount,
+                             __global const uint* gnbr, __global const uint* gcount,
+                             __global const float4* xg, __global const float4* xg0,
+                             __global const float* gvol, __global const float* density, P_CONST P,
+                             __global float2* restrict pair, __global float* restrict sums) {
   if (flags[i] & FLAG_DEAD) {
     for (int c = 0; c < PSUM_PLANES; ++c) sums[c * plane + i] = 0.0f;
     return;
@@ -546,6 +544,19 @@ __kernel void conf_pos_sums(int n, int plane, __global const float4* x,
     for (int b = 0; b < 3; ++b) o[PSUM_A + 3 * a + b] -= cp[a] * cq[b] * inv;
   for (int c = 0; c < PSUM_PLANES - 1; ++c) sums[c * plane + i] = o[c];
   sums[PSUM_COEF * plane + i] = relaxation(cnt, P);
+}
+
+__kernel void conf_pos_sums(int n, int plane, __global const float4* x,
+                            __global const float4* x0, __global const uint* flags,
+                            __global const uint* nbr, __global const uint* ncount,
+                            __global const uint* gnbr, __global const uint* gcount,
+                            __global const float4* xg, __global const float4* xg0,
+                            __global const float* gvol, __global const float* density, P_CONST P,
+                            __global float2* restrict pair, __global float* restrict sums) {
+  const int i = get_global_id(0);
+  if (i >= n) return;
+  conf_pos_sums_at(i, n, plane, x, x0, flags, nbr, ncount, gnbr, gcount, xg, xg0, gvol, density, P,
+                   pair, sums);
 }
 
 // One step of the rotation extraction of Mueller et al. 2016 on the unit quaternion q (float8

@@ -42,14 +42,12 @@ __kernel void pose_ghosts(int ng, __global const int* gjoint, __global const flo
 // Reaction of one density sweep on each ghost: minus the momentum the sweep gave the fluid
 // through this ghost, i.e. the boundary-density part of dx_i and the contact push.
 // Reads the positions the sweep started from (x) and the lambdas it used.
-__kernel void ghost_density_reaction(int ng, __global const float4* xg,
-                                     __global const uint* gflags, __global const uint* fnbr,
-                                     __global const uint* fcount, __global const float4* x,
-                                     __global const float* lambda, __global const float* gvol,
-                                     __global const float4* ghost_contact, P_CONST P,
-                                     __global float4* gimpulse) {
-  const int g = get_global_id(0);
-  if (g >= ng) return;
+inline void ghost_density_reaction_at(int g, int ng, __global const float4* xg,
+                                      __global const uint* gflags, __global const uint* fnbr,
+                                      __global const uint* fcount, __global const float4* x,
+                                      __global const float* lambda, __global const float* gvol,
+                                      __global const float4* ghost_contact, P_CONST P,
+                                      __global float4* gimpulse) {
   if (gflags[g] & FLAG_DEAD) return;
   // Eight fluid particles per step in 8-lane sums (common.cl); entries past the count weigh 0.
   const float3 xgg = xg[g].xyz;
@@ -72,4 +70,46 @@ __kernel void ghost_density_reaction(int ng, __global const float4* xg,
   }
   const float3 dxs = (float3)(hsum8(dx), hsum8(dy), hsum8(dz));
   gimpulse[g] -= (float4)(P->mass * P->inv_dt * dxs, 0.0f);
+}
+
+__kernel void ghost_density_reaction(int ng, __global const float4* xg,
+                                     __global const uint* gflags, __global const uint* fnbr,
+                                     __global const uint* fcount, __global const float4* x,
+                                     __global const float* lambda, __global const float* gvol,
+                                     __global const float4* ghost_contact, P_CONST P,
+                                     __global float4* gimpulse) {
+  const int g = get_global_id(0);
+  if (g >= ng) return;
+  ghost_density_reaction_at(g, ng, xg, gflags, fnbr, fcount, x, lambda, gvol, ghost_contact, P,
+                            gimpulse);
+}
+
+// The conformation sweep's first kernel and the ghosts' reaction to the density sweep before it
+// in one launch (a launch less per sweep: on the CPU every launch is a barrier that waits for its
+// slowest work-group). The reaction reads what the density sweep left (its start positions
+// x_start, its multipliers and ghost contacts); conf_pos_sums writes only its sums and pair
+// factors. Items [0, fluid_items) are the particles (n rounded up to the work-group size, so no
+// work-group mixes the two), the rest the ghosts.
+__kernel void conf_pos_sums_react(int n, int fluid_items, int plane, __global const float4* x,
+                                  __global const float4* x0, __global const uint* flags,
+                                  __global const uint* nbr, __global const uint* ncount,
+                                  __global const uint* gnbr, __global const uint* gcount,
+                                  __global const float4* xg, __global const float4* xg0,
+                                  __global const float* gvol, __global const float* density,
+                                  P_CONST P, __global float2* restrict pair,
+                                  __global float* restrict sums, int ng,
+                                  __global const uint* gflags, __global const uint* fnbr,
+                                  __global const uint* fcount, __global const float4* x_start,
+                                  __global const float* lambda,
+                                  __global const float4* ghost_contact,
+                                  __global float4* gimpulse) {
+  const int k = get_global_id(0);
+  if (k < fluid_items) {
+    if (k < n)
+      conf_pos_sums_at(k, n, plane, x, x0, flags, nbr, ncount, gnbr, gcount, xg, xg0, gvol,
+                       density, P, pair, sums);
+  } else if (k - fluid_items < ng) {
+    ghost_density_reaction_at(k - fluid_items, ng, xg, gflags, fnbr, fcount, x_start, lambda, gvol,
+                              ghost_contact, P, gimpulse);
+  }
 }

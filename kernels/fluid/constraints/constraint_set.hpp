@@ -25,6 +25,11 @@ struct SolverContext {
   DeviceState& s;
   Launcher& launch;
   const Material& material;
+  // The ghosts' reaction to the last density sweep, not launched yet (PbfDensity leaves it here;
+  // it reads that sweep's start positions, x.b, until the next sweep writes them). The next set
+  // carries it in its first launch if it can (carries_density_reaction), otherwise the engine
+  // launches it alone before that set: a launch, i.e. a device-wide barrier, less per sweep.
+  cl::Kernel* pending_density_reaction = nullptr;
 };
 
 class ConstraintSet {
@@ -35,10 +40,15 @@ class ConstraintSet {
   virtual void begin_substep(SolverContext&) {}
   virtual void velocity_phase(SolverContext&) {}
   virtual void project(SolverContext& ctx) = 0;
+  // Whether project() carries ctx.pending_density_reaction in its first launch (and clears it).
+  virtual bool carries_density_reaction() const { return false; }
   virtual void end_substep(SolverContext&) {}
 };
 
 using ConstraintSets = std::vector<std::unique_ptr<ConstraintSet>>;
+
+// Launches ctx.pending_density_reaction on its own and clears it (pbf_density.cpp).
+void launch_pending_density_reaction(SolverContext& ctx);
 
 // Every constraint set the engine knows, in projection order (registry.cpp).
 Expected<ConstraintSets> create_constraint_sets(const ClRuntime& rt, DeviceState& s);

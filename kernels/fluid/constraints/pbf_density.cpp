@@ -21,12 +21,18 @@ void PbfDensity::project(SolverContext& ctx) {
   ctx.launch.run(apply_, s.n, s.n, s.x.a, s.x.b, s.flags.a, s.nbr, s.nbr_count, s.gnbr,
                  s.gnbr_count, s.xg, s.g_normal, s.g_volume, s.lambda, s.pair, s.params,
                  s.contact, s.ghost_contact, s.anchor.a, s.x0.a, s.media_weight, s.xg0);
-  // The reaction reads the positions the sweep started from, before the swap.
-  if (s.ng > 0) {
-    ctx.launch.run(reaction_, s.ng, s.ng, s.xg, s.g_flags, s.g_nbr, s.g_nbr_count, s.x.a,
-                   s.lambda, s.g_volume, s.ghost_contact, s.params, s.g_impulse);
-  }
   s.x.swap();
+  // The ghosts' reaction (it reads the positions the sweep started from, now x.b) goes with the
+  // next set's first launch, or alone (launch_pending_density_reaction).
+  if (s.ng > 0) ctx.pending_density_reaction = &reaction_;
+}
+
+void launch_pending_density_reaction(SolverContext& ctx) {
+  if (ctx.pending_density_reaction == nullptr) return;
+  DeviceState& s = ctx.s;
+  ctx.launch.run(*ctx.pending_density_reaction, s.ng, s.ng, s.xg, s.g_flags, s.g_nbr, s.g_nbr_count,
+                 s.x.b, s.lambda, s.g_volume, s.ghost_contact, s.params, s.g_impulse);
+  ctx.pending_density_reaction = nullptr;
 }
 
 }  // namespace sonoflow::fluid
