@@ -63,12 +63,17 @@ int convert_hand_frame(const HandFrameMsg& msg, const MountTransform& mount, con
   out.receive_time_ns = receive_time_ns;
   out.capture_time_ns =
       clock.valid() ? clock.host_at(double(msg.capture_time_us)) : receive_time_ns;
-  // Keep the most confident hands when the tracker reports more than we carry.
+  // Keep the most confident hands when the tracker reports more than we carry. An insertion
+  // sort of at most four: stable (equal confidences keep the wire's order), and GCC cannot
+  // prove std::sort's 16-element insertion threshold unreachable here (-Warray-bounds under ASan).
   std::array<int, kMaxWireHands> order{0, 1, 2, 3};
   const int n = std::min<int>(msg.n_hands, kMaxWireHands);
-  std::sort(order.begin(), order.begin() + n, [&](int a, int b) {
-    return msg.hands[static_cast<std::size_t>(a)].confidence > msg.hands[static_cast<std::size_t>(b)].confidence;
-  });
+  const auto confidence = [&](int k) {
+    return msg.hands[static_cast<std::size_t>(order[static_cast<std::size_t>(k)])].confidence;
+  };
+  for (int i = 1; i < n; ++i)
+    for (int k = i; k > 0 && confidence(k) > confidence(k - 1); --k)
+      std::swap(order[static_cast<std::size_t>(k)], order[static_cast<std::size_t>(k - 1)]);
   out.hand_count = static_cast<std::uint8_t>(std::min(n, kMaxHands));
   for (int h = 0; h < out.hand_count; ++h) {
     const WireHand& w = msg.hands[static_cast<std::size_t>(order[static_cast<std::size_t>(h)])];

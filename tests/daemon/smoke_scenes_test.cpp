@@ -6,7 +6,6 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
-#include <regex>
 
 #include "daemon/scene/scene_file.hpp"
 #include "daemon/status/status_file.hpp"
@@ -24,8 +23,13 @@ using test::read_file;
 // The scene's own text with the sandbox's paths in front and a coarser grid.
 void write_scene_config(const Sandbox& box, const std::string& scene) {
   std::string text = read_file(std::string(SONOFLOW_SOURCE_DIR) + "/config/scenes/" + scene);
-  text = std::regex_replace(text, std::regex("cells = \\[64, 64, 64\\]"), "cells = [40, 40, 40]");
-  text = std::regex_replace(text, std::regex("cell_size = 0.005"), "cell_size = 0.008");
+  const auto replace = [&](const std::string& from, const std::string& to) {
+    const auto at = text.find(from);
+    if (at == std::string::npos) ADD_FAILURE() << scene << " no longer says " << from;
+    else text.replace(at, from.size(), to);
+  };
+  replace("cells = [64, 64, 64]", "cells = [40, 40, 40]");
+  replace("cell_size = 0.005", "cell_size = 0.008");
   std::ofstream out(box.config);
   out << "status.path = \"" << box.dir << "/status\"\ncontrol.socket = \"" << box.dir
       << "/control.sock\"\nrecorder.directory = \"" << box.dir << "/sessions\"\n"

@@ -282,6 +282,27 @@ TEST_F(Streaming, MountOverrideReplacesDeviceCalibration) {
   EXPECT_NEAR(f.hands[0].joint(HandJoint::Palm).position.x - expected.x, 0.010f, 1e-4f);
 }
 
+// A tracker may report up to four hands; the host carries two: the two most confident, in
+// order of confidence, equal confidences in the wire's order, and the rest counted.
+TEST(HandFrameConversion, KeepsTheMostConfidentHands) {
+  HandFrameMsg m;
+  m.n_hands = 4;
+  const float confidence[4] = {0.2f, 0.9f, 0.5f, 0.9f};
+  for (std::uint32_t k = 0; k < 4; ++k) {
+    m.hands[k].hand_id = 10 + k;
+    m.hands[k].confidence = confidence[k];
+  }
+  HandFrame out;
+  const int dropped = convert_hand_frame(m, MountTransform{}, ClockMap{}, 1'000, out);
+  EXPECT_EQ(dropped, 2);
+  ASSERT_EQ(out.hand_count, 2);
+  EXPECT_EQ(out.hands[0].hand_id, 11u);
+  EXPECT_EQ(out.hands[1].hand_id, 13u);
+  m.n_hands = 3;  // the second 0.9 is not reported: 0.5 comes next
+  EXPECT_EQ(convert_hand_frame(m, MountTransform{}, ClockMap{}, 1'000, out), 1);
+  EXPECT_EQ(out.hands[1].hand_id, 12u);
+}
+
 TEST(TrackerReplay, RecordedFramesReplayThroughTheTracker) {
   // Record 1 s of a stirring hand as the bus carried it, then replay it at 90 Hz.
   emulator::Recording recording;

@@ -11,6 +11,8 @@
 //   dry  v_T <- max(0, 1 - mu |dv_N| / |v_T|) v_T      wet  v_T <- exp(-D |dv_N|) v_T.
 // The end position is replayed from the new velocity, x = x0 + dt v; after a bounce, from the
 // moment the straight path reached the wall (the notes' "exact" collision for linear paths).
+// Last, as the notes' Implementation 3 ends, a replayed end position inside a wall gets the
+// inelastic contact: projected out, no normal velocity into the wall.
 
 // Tangential velocity after a normal impulse |dv_N| (per unit mass): dry Coulomb (capped at
 // stopping, never reversing) or wet (exponential).
@@ -63,6 +65,17 @@ __kernel void collision_response(int n, __global float4* x, __global const float
     const float un = dot(u, nrm);
     u = un * nrm + friction(u - un * nrm, depth * P->inv_dt, M);
     p = start + P->dt * u;
+  }
+  // The notes' closing pass ("while x1 penetrates: inelastic contact"): the replayed path may end
+  // inside a wall - gravity after a tiny bounce, a start already in contact, a velocity smoothed
+  // after the solve. Project it out and take away the normal velocity into the wall (friction
+  // from that impulse too), so the particle rests on the wall instead of sinking through it.
+  float3 wall_normal = (float3)(0.0f);
+  const float residual = project_walls(&p, P, &wall_normal);
+  if (residual > 0.0f) {
+    const float un = dot(u, wall_normal);
+    const float3 ut = u - un * wall_normal;
+    u = fmax(un, 0.0f) * wall_normal + friction(ut, residual * P->inv_dt, M);
   }
   u = clamp_speed(u, P->max_speed);
   v[i] = (float4)(u, 0.0f);
