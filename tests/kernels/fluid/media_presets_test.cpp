@@ -7,26 +7,22 @@
 #include <cstdio>
 
 #include "kernels/fluid/material.hpp"
+#include "kernels/fluid/pool_scene.hpp"
 #include "tests/kernels/fluid/fluid_test_support.hpp"
 #include "tests/kernels/fluid/hand_fixture.hpp"
 
 namespace sonoflow::fluid::test {
 namespace {
 
-// The daemon's default pool (daemon/pipeline/kernel_fluid.cpp): 16 x 16 cm, floor 11 cm, 4 cm deep.
+// The daemon's pool (pool_scene.hpp) filled at 1 cm: 1,024 particles.
 std::unique_ptr<FluidEngine> daemon_pool(const Material& m) {
   FluidConfig c;
   c.max_particles = 5000;
-  c.particle_spacing = 0.01f;
-  c.domain_min = {-0.16f, -0.16f, 0.05f};
-  c.domain_max = {0.16f, 0.16f, 0.40f};
+  fit_pool(c, 1024);
   c.material = m;
   auto e = make_engine(c);
   if (!e) return nullptr;
-  Scene s;
-  s.shapes.push_back(Shape::box({-0.08f, -0.08f, 0.11f}, {0.08f, 0.08f, 0.35f}));
-  s.blocks.push_back({{-0.08f, -0.08f, 0.11f}, {0.08f, 0.08f, 0.15f}});
-  EXPECT_FALSE(e->load_scene(s));
+  EXPECT_FALSE(e->load_scene(pool_scene()));
   return e;
 }
 
@@ -59,7 +55,7 @@ TEST(MediaPresets, EachRunsInTheDaemonPool) {
     EXPECT_EQ(st.non_finite, 0) << name;
     EXPECT_GT(laid_out, 300) << name;
     EXPECT_EQ(st.particles, laid_out) << name << ": particles left the pool";
-    EXPECT_GT(lowest, 0.11f) << name << ": below the pool's floor";
+    EXPECT_GT(lowest, kPoolFloorZ) << name << ": below the pool's floor";
     EXPECT_LT(st.mean_compression, 0.03f) << name;
   }
 }
