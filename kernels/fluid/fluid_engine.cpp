@@ -299,9 +299,9 @@ Status FluidEngine::Impl::allocate() {
   };
   grid(s.fluid_grid, cap);
   grid(s.ghost_grid, gcap);
+  const std::size_t count_bytes = (static_cast<std::size_t>(num_cells) + 1) * 4;
   for (GridBuffers* g : {&s.fluid_grid, &s.ghost_grid}) {  // small grids keep them zeroed (sort)
-    if (err == CL_SUCCESS)
-      err = rt->queue().enqueueFillBuffer(g->cell_count, cl_uint{0}, 0, (static_cast<std::size_t>(num_cells) + 1) * 4);
+    if (err == CL_SUCCESS) err = rt->queue().enqueueFillBuffer(g->cell_count, cl_uint{0}, 0, count_bytes);
   }
   s.g_joint = make_buffer(ctx, gcap * 4, err);
   for (cl::Buffer* b : {&s.g_offset, &s.g_normal_local, &s.xg, &s.xg0, &s.vg, &s.g_normal, &s.g_impulse})

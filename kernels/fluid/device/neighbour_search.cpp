@@ -9,9 +9,10 @@ Expected<NeighbourSearch> NeighbourSearch::create(const ClRuntime& rt) {
     const char* name;
   };
   const Entry entries[] = {{&ns.count_cells_, "count_cells"},     {&ns.scan_blocks_, "scan_blocks"},
-                           {&ns.scan_tops_, "scan_tops"},         {&ns.scan_add_, "scan_add"},         {&ns.scan_serial_, "scan_serial"},
-                           {&ns.scatter_, "scatter"},             {&ns.sort_cells_, "sort_cells"},
-                           {&ns.gather_words_, "gather_words"},   {&ns.gather_particles_, "gather_particles"},
+                           {&ns.scan_tops_, "scan_tops"},         {&ns.scan_add_, "scan_add"},
+                           {&ns.scan_serial_, "scan_serial"},     {&ns.scatter_, "scatter"},
+                           {&ns.sort_cells_, "sort_cells"},       {&ns.gather_words_, "gather_words"},
+                           {&ns.gather_particles_, "gather_particles"},
                            {&ns.build_neighbours_, "build_neighbours"},
                            {&ns.match_ghost_lists_, "match_ghost_lists"},
                            {&ns.ghost_volume_, "ghost_volume"}};
@@ -48,8 +49,8 @@ void NeighbourSearch::gather(Launcher& launch, DeviceState& s, Field& f) {
 }
 
 void NeighbourSearch::reorder_fluid(Launcher& launch, DeviceState& s, Travel travel) {
-  launch.run(gather_particles_, s.n, s.n, s.fluid_grid.perm, s.x.a, s.x.b, s.x0.a, s.x0.b, s.v.a, s.v.b,
-             s.id.a, s.id.b, s.flags.a, s.flags.b, s.slot_of_id);
+  launch.run(gather_particles_, s.n, s.n, s.fluid_grid.perm, s.x.a, s.x.b, s.x0.a, s.x0.b, s.v.a,
+             s.v.b, s.id.a, s.id.b, s.flags.a, s.flags.b, s.slot_of_id);
   for (Field* f : {&s.x, &s.x0, &s.v, &s.id, &s.flags}) f->swap();
   if (travel.conformation) gather(launch, s, s.conf);
   if (travel.anchors) gather(launch, s, s.anchor);
