@@ -89,6 +89,7 @@ struct FluidEngine::Impl {
   float rest_neighbours = 1;
   float laplacian_scale = 1;  // media: SPH Laplacian calibration on the rest lattice
   int num_cells = 0;
+  bool strided = false;  // the GPU layout (FluidConfig::layout)
   std::uint64_t frame = 0;
   bool has_hand_lists = false;
 
@@ -422,17 +423,21 @@ Expected<std::unique_ptr<FluidEngine>> FluidEngine::create(const FluidConfig& co
   m.h = config.particle_spacing * config.support_ratio;
 
   // GPUs read neighbour lists strided (coalesced), CPUs contiguous (cache lines).
-  auto options = [&config](const ClDeviceInfo& dev) {
+  const auto gpu_layout = [&config](const ClDeviceInfo& dev) {
+    return config.layout == DeviceLayout::Auto ? dev.is_gpu : config.layout == DeviceLayout::Gpu;
+  };
+  auto options = [&config, &gpu_layout](const ClDeviceInfo& dev) {
     // Argument information lets warm_kernels launch every kernel at create.
     std::string o = "-cl-std=CL1.2 -cl-kernel-arg-info -cl-denorms-are-zero -cl-mad-enable -cl-unsafe-math-optimizations -DMAX_BONDS=" + std::to_string(kMaxBonds);
     if (config.kernel == SmoothingKernel::CubicSpline) o += " -DKERNEL_CUBIC";
-    if (dev.is_gpu) o += " -DNBR_STRIDED";
+    if (gpu_layout(dev)) o += " -DNBR_STRIDED";
     return o;
   };
   auto rt = ClRuntime::create(config.device, program_parts(), "fluid", options, config.profile);
   if (!rt) return rt.error();
   m.rt = std::move(rt.value());
-  const std::size_t work_group = m.rt->info().is_gpu ? 64 : 256;
+  m.strided = gpu_layout(m.rt->info());
+  const std::size_t work_group = m.strided ? 64 : 256;
   m.launch = std::make_unique<Launcher>(m.rt->queue(), work_group, config.profile);
   m.s.work_group = static_cast<int>(work_group);
 
@@ -929,13 +934,12 @@ void FluidEngine::neighbour_lists(ParticleSnapshot& particles,
   lists.assign(particles.id.size(), {});
   std::vector<std::size_t> index_of_id(static_cast<std::size_t>(m.cfg.max_particles), SIZE_MAX);
   for (std::size_t k = 0; k < particles.id.size(); ++k) index_of_id[particles.id[k]] = k;
-  const bool strided = m.rt->info().is_gpu;
   for (std::size_t i = 0; i < n; ++i) {
     const std::size_t row = index_of_id[id[i]];
     if (row == SIZE_MAX) continue;
     const std::size_t c = std::min<std::size_t>(count[i], cap);
     for (std::size_t k = 0; k < c; ++k) {
-      const std::uint32_t j = strided ? nbr[k * n + i] : nbr[i * cap + k];
+      const std::uint32_t j = m.strided ? nbr[k * n + i] : nbr[i * cap + k];
       lists[row].push_back(id[j]);
     }
   }
