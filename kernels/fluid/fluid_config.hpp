@@ -86,15 +86,10 @@ struct HandCoupling {
   float max_speed = 20.0f;          // m/s, ghost velocity clamp (the fluid sees at most this)
 };
 
-// The kernels' memory layout and work-group size. A GPU reads neighbour lists strided (entry k
-// of every particle side by side: coalesced loads) in work-groups of 64; a CPU reads them row by
-// row (a particle's list in its own cache lines) in work-groups of 256. Auto picks by the
-// device's type; Gpu on a CPU device runs the GPU's code path where CI can test it.
-enum class DeviceLayout { Auto, Cpu, Gpu };
-
 struct FluidConfig {
+  // device.form: the GPU form reads neighbour lists strided (entry k of every particle side by
+  // side: coalesced) in work-groups of 64, the CPU form row by row in work-groups of 256.
   DeviceSelector device;
-  DeviceLayout layout = DeviceLayout::Auto;
   int max_particles = 20000;
   int max_ghosts = 4096;
   int max_neighbours = 64;         // per particle; more are dropped and counted in FluidStats

@@ -89,7 +89,7 @@ struct FluidEngine::Impl {
   float rest_neighbours = 1;
   float laplacian_scale = 1;  // media: SPH Laplacian calibration on the rest lattice
   int num_cells = 0;
-  bool strided = false;  // the GPU layout (FluidConfig::layout)
+  bool strided = false;  // the GPU form of the kernels (KernelForm)
   std::uint64_t frame = 0;
   bool has_hand_lists = false;
 
@@ -423,20 +423,17 @@ Expected<std::unique_ptr<FluidEngine>> FluidEngine::create(const FluidConfig& co
   m.h = config.particle_spacing * config.support_ratio;
 
   // GPUs read neighbour lists strided (coalesced), CPUs contiguous (cache lines).
-  const auto gpu_layout = [&config](const ClDeviceInfo& dev) {
-    return config.layout == DeviceLayout::Auto ? dev.is_gpu : config.layout == DeviceLayout::Gpu;
-  };
-  auto options = [&config, &gpu_layout](const ClDeviceInfo& dev) {
+  auto options = [&config](const ClDeviceInfo& dev) {
     // Argument information lets warm_kernels launch every kernel at create.
     std::string o = "-cl-std=CL1.2 -cl-kernel-arg-info -cl-denorms-are-zero -cl-mad-enable -cl-unsafe-math-optimizations -DMAX_BONDS=" + std::to_string(kMaxBonds);
     if (config.kernel == SmoothingKernel::CubicSpline) o += " -DKERNEL_CUBIC";
-    if (gpu_layout(dev)) o += " -DNBR_STRIDED";
+    if (opencl::gpu_form(config.device.form, dev.is_gpu)) o += " -DNBR_STRIDED";
     return o;
   };
   auto rt = ClRuntime::create(config.device, program_parts(), "fluid", options, config.profile);
   if (!rt) return rt.error();
   m.rt = std::move(rt.value());
-  m.strided = gpu_layout(m.rt->info());
+  m.strided = opencl::gpu_form(config.device.form, m.rt->info().is_gpu);
   const std::size_t work_group = m.strided ? 64 : 256;
   m.launch = std::make_unique<Launcher>(m.rt->queue(), work_group, config.profile);
   m.s.work_group = static_cast<int>(work_group);

@@ -185,16 +185,17 @@ Expected<std::unique_ptr<SmokeEngine>> SmokeEngine::create(const SmokeConfig& co
   if (auto err = validate(config)) return *err;
   auto impl = std::make_unique<Impl>(config);
   Impl& m = *impl;
-  // GPUs take a work-item per cell where CPUs walk rows (cl/pressure.cl sor_colour).
-  auto options = [](const opencl::ClDeviceInfo& dev) {
+  // GPUs take a work-item per cell where CPUs walk rows (cl/pressure.cl sor_colour);
+  // config.device.form can ask for either on any device.
+  auto options = [&config](const opencl::ClDeviceInfo& dev) {
     std::string o = "-cl-std=CL1.2 -cl-mad-enable -cl-denorms-are-zero -cl-no-signed-zeros";
-    if (dev.is_gpu) o += " -DCELL_PER_ITEM";
+    if (opencl::gpu_form(config.device.form, dev.is_gpu)) o += " -DCELL_PER_ITEM";
     return o;
   };
   auto rt = opencl::ClRuntime::create(config.device, program_parts(), "smoke", options, config.profile);
   if (!rt) return rt.error();
   m.rt = std::move(rt.value());
-  m.geo = GridGeometry::make(config.cells, m.rt->info().is_gpu);
+  m.geo = GridGeometry::make(config.cells, opencl::gpu_form(config.device.form, m.rt->info().is_gpu));
   m.launch = std::make_unique<Launcher>(m.rt->queue(), 64, config.profile);
   if (m.rt->info().max_work_group < 64) {
     return SmokeError{opencl::Errc::NoDevice, "the smoke kernels need work-groups of 64 items; '" +

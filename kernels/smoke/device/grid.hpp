@@ -15,6 +15,7 @@ struct GridGeometry {
   int sy = 0, sz = 0;     // padded strides
   int padded = 0;         // padded cells: (nx + 2)(ny + 2)(nz + 2)
   std::size_t local_x = 1;
+  bool cell_per_item = false;   // the GPU form (CELL_PER_ITEM): coarser grids are made alike
   cl::NDRange cells;            // kernels over the interior cells (cl/common.cl FOR_EACH_CELL):
   cl::NDRange local;            // a row (j, k) per work-item on a CPU, a cell on a GPU
   cl::NDRange colour;           // one red-black colour (cl/pressure.cl sor_colour): a row per
@@ -37,6 +38,7 @@ struct GridGeometry {
     g.sz = (g.nx + 2) * (g.ny + 2);
     g.padded = g.sz * (g.nz + 2);
     g.local_x = group_for(g.nx);
+    g.cell_per_item = gpu;
     if (gpu) {
       g.local = cl::NDRange(g.local_x, 1, 1);
       g.cells = cl::NDRange(round_up(g.nx, g.local_x), std::size_t(g.ny), std::size_t(g.nz));

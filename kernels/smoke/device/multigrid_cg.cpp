@@ -61,7 +61,7 @@ opencl::Expected<std::unique_ptr<PoissonSolver>> MultigridCg::create(opencl::ClR
   while (std::max({n[0], n[1], n[2]}) > 8 && std::min({n[0], n[1], n[2]}) >= 4) {
     for (int& v : n) v = (v + 1) / 2;
     Level level;
-    level.geo = GridGeometry::make(n, rt.info().is_gpu);
+    level.geo = GridGeometry::make(n, geometry.cell_per_item);
     level.params = fine;
     for (std::size_t d = 0; d < 3; ++d) level.params.n[d] = n[d];
     level.params.n[3] = n[0] * n[1] * n[2];

@@ -51,10 +51,10 @@ struct Outputs {
   FluidStats stats;
 };
 
-Outputs simulate(MaterialModel model, DeviceLayout layout = DeviceLayout::Auto) {
+Outputs simulate(MaterialModel model, opencl::KernelForm form = opencl::KernelForm::Auto) {
   Outputs out;
   FluidConfig c = config(model);
-  c.layout = layout;
+  c.device.form = form;
   auto e = make_engine(c);
   if (!e) return out;
   EXPECT_FALSE(e->load_scene(scene()));
@@ -91,9 +91,9 @@ TEST_P(Determinism, SameInputsGiveBitIdenticalOutputs) {
 // rows, 256). Run that path here on the CPU device: the same simulation, entry for entry, since
 // each particle sums its neighbours in the same order either way. A kernel that indexes a list
 // or the pair scratch with the wrong stride, or assumes its work-group size, breaks it.
-TEST_P(Determinism, TheGpuLayoutGivesTheSameOutputs) {
-  const Outputs cpu = simulate(GetParam(), DeviceLayout::Cpu);
-  const Outputs gpu = simulate(GetParam(), DeviceLayout::Gpu);
+TEST_P(Determinism, TheGpuFormGivesTheSameOutputs) {
+  const Outputs cpu = simulate(GetParam(), opencl::KernelForm::Cpu);
+  const Outputs gpu = simulate(GetParam(), opencl::KernelForm::Gpu);
   ASSERT_GT(cpu.particles.id.size(), 500u);
   ASSERT_GT(cpu.samples.size(), 0u);
   ASSERT_EQ(cpu.particles.id, gpu.particles.id);

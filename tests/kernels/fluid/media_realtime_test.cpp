@@ -81,10 +81,10 @@ struct Outputs {
 };
 
 Outputs simulate(const Material& m, int frames, std::uint64_t* allocations,
-                 DeviceLayout layout = DeviceLayout::Auto) {
+                 opencl::KernelForm form = opencl::KernelForm::Auto) {
   Outputs out;
   FluidConfig c = config(m);
-  c.layout = layout;
+  c.device.form = form;
   auto e = make_engine(c);
   if (!e) return out;
   EXPECT_FALSE(e->load_scene(scene()));
@@ -138,15 +138,15 @@ TEST(MediaRealTime, SameInputsGiveBitIdenticalOutputs) {
 // freezing, blown flow amplifies fast (1e-6 m after two frames, 1e-4 m after twenty). So
 // compare one frame (two substeps of three sweeps), where a list read with the wrong stride
 // would be millimetres off.
-TEST(MediaRealTime, TheGpuLayoutGivesTheSameSimulation) {
+TEST(MediaRealTime, TheGpuFormGivesTheSameSimulation) {
   Material spook;
   spook.media.density.solver = DensitySolver::Spook;
   spook.media.density.method = SpookMethod::ConjugateGradient;
   spook.iterations = 4;
   spook.name = "spook";
   for (const Material& m : {everything(), spook}) {
-    const Outputs cpu = simulate(m, 1, nullptr, DeviceLayout::Cpu);
-    const Outputs gpu = simulate(m, 1, nullptr, DeviceLayout::Gpu);
+    const Outputs cpu = simulate(m, 1, nullptr, opencl::KernelForm::Cpu);
+    const Outputs gpu = simulate(m, 1, nullptr, opencl::KernelForm::Gpu);
     ASSERT_GT(cpu.particles.id.size(), 1000u);
     ASSERT_EQ(cpu.particles.id, gpu.particles.id);
     float dx = 0, dt = 0, df = 0;
