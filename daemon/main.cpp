@@ -232,8 +232,9 @@ int main(int argc, char** argv) {
   if (config.fluid.engine == "opencl" && config.fluid.medium == "smoke") {
     auto engine = KernelSmoke::create(config, error);
     if (!engine) {
-      log_line(LogLevel::Error, "fluid", "%s ('fluid.device' = \"%s\"; 'fluid.engine' = \"standin\" runs "
-               "without OpenCL)", error.c_str(), config.fluid.device.c_str());
+      log_line(LogLevel::Error, "fluid", "%s ('fluid.device' = \"%s\", 'fluid.compute_units' = %d; "
+               "'fluid.engine' = \"standin\" runs without OpenCL)", error.c_str(),
+               config.fluid.device.c_str(), config.fluid.compute_units);
       return kExitNoDevice;
     }
     log_line(LogLevel::Info, "fluid", "%s", engine->describe().c_str());
@@ -241,8 +242,9 @@ int main(int argc, char** argv) {
   } else if (config.fluid.engine == "opencl") {
     auto engine = KernelFluid::create(config, std::move(presets), error);
     if (!engine) {
-      log_line(LogLevel::Error, "fluid", "%s ('fluid.device' = \"%s\"; 'fluid.engine' = \"standin\" runs "
-               "without OpenCL)", error.c_str(), config.fluid.device.c_str());
+      log_line(LogLevel::Error, "fluid", "%s ('fluid.device' = \"%s\", 'fluid.compute_units' = %d; "
+               "'fluid.engine' = \"standin\" runs without OpenCL)", error.c_str(),
+               config.fluid.device.c_str(), config.fluid.compute_units);
       return kExitNoDevice;
     }
     log_line(LogLevel::Info, "fluid", "%s", engine->describe().c_str());

@@ -60,6 +60,7 @@ struct Config {
     int max_particles = 5000;
     std::string engine = "opencl";    // opencl | standin (a particle-free palm-drag model)
     std::string device;               // OpenCL device name substring; empty: any (GPU first)
+    int compute_units = 0;            // 0: the whole device; n: a sub-device of n compute units
     std::string materials_dir;        // presets; empty: materials/ beside the config file
   } fluid;
 

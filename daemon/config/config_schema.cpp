@@ -93,6 +93,9 @@ std::vector<KeyInfo> config_keys(Config& c) {
                      "opencl: the particle fluid; standin: a particle-free palm-drag model"));
   k.push_back(text("fluid.device", &c.fluid.device, restart,
                    "OpenCL device name substring; empty = any (a GPU first)"));
+  k.push_back(integer("fluid.compute_units", &c.fluid.compute_units, 0, 1024, "", restart,
+                      "compute units of the OpenCL device the fluid uses; 0 = all (on PoCL one "
+                      "unit is one worker thread)"));
   k.push_back(text("fluid.materials_dir", &c.fluid.materials_dir, restart,
                    "material presets (<name>.toml); empty = materials/ beside the config file"));
 

@@ -75,6 +75,7 @@ std::unique_ptr<KernelFluid> KernelFluid::create(const Config& config, MaterialP
   }
   fluid::FluidConfig fc;
   fc.device.device = config.fluid.device;
+  fc.device.compute_units = config.fluid.compute_units;
   fc.max_particles = config.fluid.max_particles;
   fluid::fit_pool(fc, config.fluid.particles);
   fc.material = configured->second;

@@ -10,6 +10,7 @@ std::unique_ptr<KernelSmoke> KernelSmoke::create(const Config& config, std::stri
   std::unique_ptr<KernelSmoke> s(new KernelSmoke());
   smoke::SmokeConfig c = config.smoke.config;
   c.device.device = config.fluid.device;
+  c.device.compute_units = config.fluid.compute_units;
   c.substeps = std::max(c.substeps, 1);
   auto engine = smoke::SmokeEngine::create(c);
   if (!engine) {

@@ -883,7 +883,9 @@ int FluidEngine::particle_count() const { return impl_->s.n; }
 float FluidEngine::particle_mass() const { return impl_->params.mass; }
 const FluidConfig& FluidEngine::config() const { return impl_->cfg; }
 std::string FluidEngine::device_name() const {
-  return impl_->rt->info().name + " (" + impl_->rt->info().platform + ")";
+  const opencl::ClDeviceInfo& d = impl_->rt->info();
+  return d.name + " (" + d.platform + ", " + std::to_string(d.compute_units) +
+         (d.compute_units == 1 ? " compute unit)" : " compute units)");
 }
 
 float FluidEngine::support_radius() const { return impl_->h; }

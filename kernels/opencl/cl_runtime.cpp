@@ -56,6 +56,31 @@ Error cl_failure(const char* what, cl_int code) {
   return {Errc::OpenClError, std::string(what) + " failed: " + cl_error_name(code)};
 }
 
+// `units` compute units of `device` as a device of their own (device fission); the whole device
+// when that is all of it.
+Expected<cl::Device> sub_device(cl::Device device, int units) {
+  const std::string name = device.getInfo<CL_DEVICE_NAME>();
+  const auto available = device.getInfo<CL_DEVICE_MAX_COMPUTE_UNITS>();
+  if (static_cast<cl_uint>(units) > available) {
+    return Error{Errc::BadConfig, "asked for " + std::to_string(units) + " compute units; '" + name +
+                                      "' has " + std::to_string(available)};
+  }
+  if (static_cast<cl_uint>(units) == available) return device;
+  bool by_counts = false;
+  for (cl_device_partition_property p : device.getInfo<CL_DEVICE_PARTITION_PROPERTIES>())
+    by_counts = by_counts || p == CL_DEVICE_PARTITION_BY_COUNTS;
+  if (!by_counts) {
+    return Error{Errc::BadConfig, "'" + name + "' cannot be partitioned into " + std::to_string(units) +
+                                      " compute units (no device fission by counts); use 0, the whole device"};
+  }
+  const cl_device_partition_property props[] = {CL_DEVICE_PARTITION_BY_COUNTS, units,
+                                                CL_DEVICE_PARTITION_BY_COUNTS_LIST_END, 0};
+  std::vector<cl::Device> parts;
+  if (cl_int err = device.createSubDevices(props, &parts); err != CL_SUCCESS || parts.empty())
+    return cl_failure("clCreateSubDevices", err);
+  return parts.front();
+}
+
 }  // namespace
 
 Expected<std::unique_ptr<ClRuntime>> ClRuntime::create(const DeviceSelector& selector,
@@ -100,6 +125,12 @@ Expected<std::unique_ptr<ClRuntime>> ClRuntime::create(const DeviceSelector& sel
                                                selector.device + "'; available:" + seen};
   }
 
+  if (selector.compute_units > 0) {
+    auto part = sub_device(chosen, selector.compute_units);
+    if (!part) return part.error();
+    chosen = part.value();
+  }
+
   std::unique_ptr<ClRuntime> rt(new ClRuntime());
   rt->device_ = chosen;
   rt->info_.platform = chosen_platform;
@@ -108,6 +139,7 @@ Expected<std::unique_ptr<ClRuntime>> ClRuntime::create(const DeviceSelector& sel
   rt->info_.is_gpu = (chosen.getInfo<CL_DEVICE_TYPE>() & CL_DEVICE_TYPE_GPU) != 0;
   rt->info_.has_fp64 = chosen.getInfo<CL_DEVICE_DOUBLE_FP_CONFIG>() != 0;
   rt->info_.max_work_group = chosen.getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE>();
+  rt->info_.compute_units = chosen.getInfo<CL_DEVICE_MAX_COMPUTE_UNITS>();
 
   cl_int err = CL_SUCCESS;
   rt->context_ = cl::Context(chosen, nullptr, nullptr, nullptr, &err);

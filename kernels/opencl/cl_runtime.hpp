@@ -22,13 +22,15 @@ struct ClDeviceInfo {
   bool is_gpu = false;
   bool has_fp64 = false;
   std::size_t max_work_group = 1;
+  unsigned compute_units = 1;  // of the device the runtime uses (a sub-device when asked for one)
 };
 
 class ClRuntime {
  public:
   // Picks the device, creates context and in-order queue, and builds `program` (named
   // `program_name` in messages, e.g. "fluid") with the options `build_options(device)` returns.
-  // Build failures return BuildFailed with the compiler log.
+  // Build failures return BuildFailed with the compiler log; a `compute_units` the device cannot
+  // be partitioned into returns BadConfig.
   using OptionsFor = std::function<std::string(const ClDeviceInfo&)>;
   static Expected<std::unique_ptr<ClRuntime>> create(const DeviceSelector& selector,
                                                      std::span<const ProgramPart> program,

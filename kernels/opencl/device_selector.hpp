@@ -19,6 +19,9 @@ struct DeviceSelector {
   std::string device;    // substring of the device name
   DeviceType type = DeviceType::Any;
   KernelForm form = KernelForm::Auto;
+  // 0: the whole device; n: a sub-device of n compute units (OpenCL device fission), e.g. one
+  // PoCL worker thread where the CPU's other core belongs to the real-time threads.
+  int compute_units = 0;
 };
 
 // Whether the GPU form runs on a device of this type.

@@ -312,7 +312,9 @@ Status SmokeEngine::apply_live(const SmokeLive& live) {
 const SmokeConfig& SmokeEngine::config() const { return impl_->cfg; }
 
 std::string SmokeEngine::device_name() const {
-  return impl_->rt->info().name + " (" + impl_->rt->info().platform + ")";
+  const opencl::ClDeviceInfo& d = impl_->rt->info();
+  return d.name + " (" + d.platform + ", " + std::to_string(d.compute_units) +
+         (d.compute_units == 1 ? " compute unit)" : " compute units)");
 }
 
 // ---- the step -----------------------------------------------------------------------------------

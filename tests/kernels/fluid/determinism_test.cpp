@@ -51,10 +51,12 @@ struct Outputs {
   FluidStats stats;
 };
 
-Outputs simulate(MaterialModel model, opencl::KernelForm form = opencl::KernelForm::Auto) {
+Outputs simulate(MaterialModel model, opencl::KernelForm form = opencl::KernelForm::Auto,
+                 int compute_units = 0) {
   Outputs out;
   FluidConfig c = config(model);
   c.device.form = form;
+  c.device.compute_units = compute_units;
   auto e = make_engine(c);
   if (!e) return out;
   EXPECT_FALSE(e->load_scene(scene()));
@@ -107,6 +109,18 @@ TEST_P(Determinism, TheGpuFormGivesTheSameOutputs) {
               static_cast<double>(gpu.stats.hand_force.z));
   EXPECT_EQ(worst, 0.0f);
   EXPECT_EQ(cpu.samples.size(), gpu.samples.size());
+}
+
+// On a sub-device of one compute unit (one PoCL worker: the daemon's fluid.compute_units) the
+// engine runs the same simulation: work is split differently, results are not.
+TEST(ComputeUnits, OneUnitGivesTheSameOutputs) {
+  const Outputs whole = simulate(MaterialModel::Viscoelastic);
+  const Outputs one = simulate(MaterialModel::Viscoelastic, opencl::KernelForm::Auto, 1);
+  ASSERT_GT(whole.particles.id.size(), 500u);
+  ASSERT_EQ(whole.particles.id, one.particles.id);
+  EXPECT_EQ(0, std::memcmp(whole.particles.position.data(), one.particles.position.data(),
+                           whole.particles.position.size() * sizeof(Vec3f)));
+  EXPECT_EQ(whole.stats.hand_force, one.stats.hand_force);
 }
 
 INSTANTIATE_TEST_SUITE_P(Models, Determinism,

@@ -156,6 +156,13 @@ TEST(EngineSetup, RefusesUnknownDevicesAndBadConfigs) {
   EXPECT_NE(e.error().message.find("available:"), std::string::npos) << "lists what there is";
 
   c = small_config(SmoothingKernel::Poly6Spiky);
+  c.device.compute_units = 4096;  // more than any CPU here has
+  e = FluidEngine::create(c);
+  ASSERT_FALSE(e);
+  EXPECT_EQ(e.error().code, FluidErrc::BadConfig);
+  EXPECT_NE(e.error().message.find("asked for 4096 compute units"), std::string::npos) << e.error().message;
+
+  c = small_config(SmoothingKernel::Poly6Spiky);
   c.particle_spacing = -0.01f;
   e = FluidEngine::create(c);
   ASSERT_FALSE(e);
@@ -170,8 +177,10 @@ TEST(EngineSetup, RefusesUnknownDevicesAndBadConfigs) {
 
   c = small_config(SmoothingKernel::Poly6Spiky);
   c.device.type = DeviceType::Cpu;  // PoCL in CI; chosen by type, not by an index
+  c.device.compute_units = 1;       // a sub-device of one (PoCL: one worker thread)
   e = FluidEngine::create(c);
   ASSERT_TRUE(e) << e.error().message;
+  EXPECT_NE(e.value()->device_name().find(", 1 compute unit)"), std::string::npos) << e.value()->device_name();
   Scene big;
   big.blocks.push_back({{-0.1f, -0.1f, 0.0f}, {0.1f, 0.1f, 0.2f}});  // 8,000 > max_particles
   const auto err = e.value()->load_scene(big);
