@@ -10,12 +10,11 @@
 // SONOFLOW_FLUID_PROFILE=1 prints the device time per kernel and the launches per frame.
 #include <benchmark/benchmark.h>
 
-#include <chrono>
-#include <cmath>
 #include <cstdlib>
 #include <vector>
 
 #include "bench/fluid/kernel_profile_print.hpp"
+#include "bench/fluid/stirred_frames.hpp"
 #include "bench/support/frame_timing.hpp"
 #include "drivers/emulator/hand_script.hpp"
 #include "drivers/emulator/virtual_tracker.hpp"
@@ -80,39 +79,17 @@ void honey_pool(benchmark::State& state) {
     return;
   }
   StirringHand hand;
-  static ContactField field;
-  FluidStats st;
-  HandFrame prev = hand.at(0);
-  int k = 1;
-  for (; k <= 90; ++k) {  // one second: the hand has entered and stirred the honey
-    const HandFrame now = hand.at(k);
-    e.step_frame(now, &prev, 1.0 / 90.0, field, st);
-    prev = now;
-  }
-  if (c.profile) e.kernel_profile();
-  std::vector<double> wall_ms;
-  double hand_force = 0;
-  const double cpu0 = bench::process_cpu_ms();
-  for (auto _ : state) {
-    const HandFrame now = hand.at(k++);
-    const auto t0 = std::chrono::steady_clock::now();
-    e.step_frame(now, &prev, 1.0 / 90.0, field, st);
-    const std::chrono::duration<double> dt = std::chrono::steady_clock::now() - t0;
-    prev = now;
-    wall_ms.push_back(1e3 * dt.count());
-    hand_force += std::sqrt(st.hand_force.x * st.hand_force.x + st.hand_force.y * st.hand_force.y +
-                            st.hand_force.z * st.hand_force.z);
-    state.SetIterationTime(dt.count());
-  }
-  const auto frames = static_cast<double>(wall_ms.size());
-  state.counters["ms_p50_frame"] = bench::percentile(wall_ms, 0.5);
-  state.counters["ms_p99_frame"] = bench::percentile(wall_ms, 0.99);
-  state.counters["process_cpu_ms"] = (bench::process_cpu_ms() - cpu0) / frames;
+  // One second of warm-up: the hand has entered and stirred the honey.
+  const auto run = bench::step_stirred_frames(state, e, [&](int k) { return hand.at(k); }, 90);
+  const FluidStats& st = run.last;
+  state.counters["ms_p50_frame"] = bench::percentile(run.wall_ms, 0.5);
+  state.counters["ms_p99_frame"] = bench::percentile(run.wall_ms, 0.99);
+  state.counters["process_cpu_ms"] = run.cpu_ms;
   state.counters["particles"] = st.particles;
   state.counters["ghosts"] = st.ghosts;
-  state.counters["hand_force_N"] = hand_force / frames;
+  state.counters["hand_force_N"] = run.hand_force_n;
   if (c.profile) bench::print_kernel_profile(e.kernel_profile(), "daemon pool, honey 2 x (8 + 8)", st.particles,
-                                             st.ghosts, wall_ms);
+                                             st.ghosts, run.wall_ms);
 }
 
 }  // namespace

@@ -18,14 +18,13 @@
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
-#include <chrono>
-#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <vector>
 
 #include "bench/fluid/kernel_profile_print.hpp"
+#include "bench/fluid/stirred_frames.hpp"
 #include "bench/support/frame_timing.hpp"
 #include "bench/support/stirred_pool.hpp"
 #include "kernels/fluid/fluid_engine.hpp"
@@ -37,7 +36,6 @@ using namespace sonoflow;
 using namespace sonoflow::fluid;
 
 using bench::percentile;
-using bench::process_cpu_ms;
 
 void frames(benchmark::State& state, bool viscoelastic, int substeps = 0, int velocity_sweeps = -1,
             bool no_slip = true) {
@@ -67,33 +65,10 @@ void frames(benchmark::State& state, bool viscoelastic, int substeps = 0, int ve
     return;
   }
   FluidEngine& e = *engine;
-  const auto hand = [&](int k) { return pool.hand(k); };
-  static ContactField field;
-  FluidStats st;
-  HandFrame prev = hand(0);
-  const int warmup = viscoelastic ? 10 : 30;
-  int k = 1;
-  for (; k <= warmup; ++k) {
-    const HandFrame now = hand(k);
-    e.step_frame(now, &prev, 1.0 / 90.0, field, st);
-    prev = now;
-  }
-  if (c.profile) e.kernel_profile();
-  std::vector<double> wall_ms;
-  double hand_force = 0;
-  const double cpu0 = process_cpu_ms();
-  for (auto _ : state) {
-    const HandFrame now = hand(k++);
-    const auto t0 = std::chrono::steady_clock::now();
-    e.step_frame(now, &prev, 1.0 / 90.0, field, st);
-    const std::chrono::duration<double> dt = std::chrono::steady_clock::now() - t0;
-    prev = now;
-    wall_ms.push_back(1e3 * dt.count());
-    hand_force += std::sqrt(st.hand_force.x * st.hand_force.x + st.hand_force.y * st.hand_force.y +
-                            st.hand_force.z * st.hand_force.z);
-    state.SetIterationTime(dt.count());
-  }
-  const double cpu = (process_cpu_ms() - cpu0) / static_cast<double>(wall_ms.size());
+  const auto run = bench::step_stirred_frames(state, e, [&](int k) { return pool.hand(k); },
+                                              viscoelastic ? 10 : 30);
+  const FluidStats& st = run.last;
+  const std::vector<double>& wall_ms = run.wall_ms;
   const Material& m = e.material();
   const double sweeps = m.substeps * (m.iterations + (viscoelastic ? m.velocity_iterations : 0));
   const double p50 = percentile(wall_ms, 0.5);
@@ -101,9 +76,9 @@ void frames(benchmark::State& state, bool viscoelastic, int substeps = 0, int ve
   state.counters["ms_p99_frame"] = percentile(wall_ms, 0.99);
   state.counters["particle_sweeps_per_s"] = st.particles * sweeps / (1e-3 * p50);
   state.counters["particles"] = st.particles;
-  state.counters["process_cpu_ms"] = cpu;
+  state.counters["process_cpu_ms"] = run.cpu_ms;
   state.counters["contact_samples"] = st.contact_samples;
-  state.counters["hand_force_N"] = hand_force / static_cast<double>(wall_ms.size());
+  state.counters["hand_force_N"] = run.hand_force_n;
   if (c.profile) {
     bench::print_kernel_profile(e.kernel_profile(), viscoelastic ? "honey" : "water", st.particles, st.ghosts,
                                 wall_ms);
