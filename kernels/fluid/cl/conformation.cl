@@ -546,18 +546,8 @@ inline void conf_pos_sums_at(int i, int n, int plane, __global const float4* x,
   sums[PSUM_COEF * plane + i] = relaxation(cnt, P);
 }
 
-__kernel void conf_pos_sums(int n, int plane, __global const float4* x,
-                            __global const float4* x0, __global const uint* flags,
-                            __global const uint* nbr, __global const uint* ncount,
-                            __global const uint* gnbr, __global const uint* gcount,
-                            __global const float4* xg, __global const float4* xg0,
-                            __global const float* gvol, __global const float* density, P_CONST P,
-                            __global float2* restrict pair, __global float* restrict sums) {
-  const int i = get_global_id(0);
-  if (i >= n) return;
-  conf_pos_sums_at(i, n, plane, x, x0, flags, nbr, ncount, gnbr, gcount, xg, xg0, gvol, density, P,
-                   pair, sums);
-}
+// The kernel conf_pos_sums itself is in hand.cl: its launch also carries the ghosts' reaction to
+// the density sweep before it (defined there).
 
 // One step of the rotation extraction of Mueller et al. 2016 on the unit quaternion q (float8
 // lanes): omega = sum_c r_c x a_c / |sum_c r_c . a_c| over the columns r_c of R(q) and a_c of A;
@@ -712,19 +702,6 @@ inline void conf_pos_apply_at(int i, int n, __global const float4* x, __global f
   x_out[i] = (float4)(p, 0.0f);
 }
 
-__kernel void conf_pos_apply(int n, __global const float4* x, __global float4* x_out,
-                             __global const uint* flags, __global const uint* nbr,
-                             __global const uint* ncount, __global const float2* pair,
-                             __global const float4* pconst, __global const float* density,
-                             __global const float8* dlambda, P_CONST P,
-                             __global float4* contact, __global const float4* anchor,
-                             __global const float4* x0) {
-  const int i = get_global_id(0);
-  if (i >= n) return;
-  conf_pos_apply_at(i, n, x, x_out, flags, nbr, ncount, pair, pconst, density, dlambda, P, contact,
-                    anchor, x0);
-}
-
 // Reaction of the conformation constraints on the ghosts: ghost g's share of the momentum of
 // constraint i, m V_g A(grad W_ig)^T dl_i with dl_i already scaled by the constraint's
 // relaxation, times `scale` (1/dt for a position sweep, 1 for the velocity phase). Exactly minus
@@ -763,22 +740,23 @@ __kernel void ghost_conf_reaction(int ng, __global const float4* xg, __global co
   ghost_conf_reaction_at(g, ng, xg, gflags, fnbr, fcount, x, gvol, dlambda, scale, P, gimpulse);
 }
 
-// A position sweep's apply and the ghosts' reaction to it in one launch: both only read the
-// multipliers conf_pos_solve wrote and the positions the sweep started from, so they need no
-// barrier between them (a launch less per sweep; on the CPU every launch is a barrier that
-// waits for its slowest work-group). Items [0, fluid_items) are the particles (fluid_items is
-// n rounded up to the work-group size, so no work-group mixes the two), the rest the ghosts.
-__kernel void conf_pos_apply_react(int n, int fluid_items, __global const float4* x,
-                                   __global float4* x_out, __global const uint* flags,
-                                   __global const uint* nbr, __global const uint* ncount,
-                                   __global const float2* pair, __global const float4* pconst,
-                                   __global const float* density, __global const float8* dlambda,
-                                   P_CONST P, __global float4* contact,
-                                   __global const float4* anchor, __global const float4* x0,
-                                   int ng, __global const float4* xg, __global const uint* gflags,
-                                   __global const uint* fnbr, __global const uint* fcount,
-                                   __global const float* gvol, float scale,
-                                   __global float4* gimpulse) {
+// A position sweep's apply and, with the no-slip hand, the ghosts' reaction to it in one launch:
+// both only read the multipliers conf_pos_solve wrote and the positions the sweep started from,
+// so they need no barrier between them (a launch less per sweep; on the CPU every launch is a
+// barrier that waits for its slowest work-group). Items [0, fluid_items) are the particles
+// (fluid_items is n rounded up to the work-group size, so no work-group mixes the two), the
+// next ng the ghosts (ng = 0: no reaction).
+__kernel void conf_pos_apply(int n, int fluid_items, __global const float4* x,
+                             __global float4* x_out, __global const uint* flags,
+                             __global const uint* nbr, __global const uint* ncount,
+                             __global const float2* pair, __global const float4* pconst,
+                             __global const float* density, __global const float8* dlambda,
+                             P_CONST P, __global float4* contact,
+                             __global const float4* anchor, __global const float4* x0,
+                             int ng, __global const float4* xg, __global const uint* gflags,
+                             __global const uint* fnbr, __global const uint* fcount,
+                             __global const float* gvol, float scale,
+                             __global float4* gimpulse){
   const int k = get_global_id(0);
   if (k < fluid_items) {
     if (k < n)

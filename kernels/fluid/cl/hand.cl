@@ -89,20 +89,20 @@ __kernel void ghost_density_reaction(int ng, __global const float4* xg,
 // slowest work-group). The reaction reads what the density sweep left (its start positions
 // x_start, its multipliers and ghost contacts); conf_pos_sums writes only its sums and pair
 // factors. Items [0, fluid_items) are the particles (n rounded up to the work-group size, so no
-// work-group mixes the two), the rest the ghosts.
-__kernel void conf_pos_sums_react(int n, int fluid_items, int plane, __global const float4* x,
-                                  __global const float4* x0, __global const uint* flags,
-                                  __global const uint* nbr, __global const uint* ncount,
-                                  __global const uint* gnbr, __global const uint* gcount,
-                                  __global const float4* xg, __global const float4* xg0,
-                                  __global const float* gvol, __global const float* density,
-                                  P_CONST P, __global float2* restrict pair,
-                                  __global float* restrict sums, int ng,
-                                  __global const uint* gflags, __global const uint* fnbr,
-                                  __global const uint* fcount, __global const float4* x_start,
-                                  __global const float* lambda,
-                                  __global const float4* ghost_contact,
-                                  __global float4* gimpulse) {
+// work-group mixes the two), the next ng the ghosts (ng = 0: no reaction pending).
+__kernel void conf_pos_sums(int n, int fluid_items, int plane, __global const float4* x,
+                            __global const float4* x0, __global const uint* flags,
+                            __global const uint* nbr, __global const uint* ncount,
+                            __global const uint* gnbr, __global const uint* gcount,
+                            __global const float4* xg, __global const float4* xg0,
+                            __global const float* gvol, __global const float* density,
+                            P_CONST P, __global float2* restrict pair,
+                            __global float* restrict sums, int ng,
+                            __global const uint* gflags, __global const uint* fnbr,
+                            __global const uint* fcount, __global const float4* x_start,
+                            __global const float* lambda,
+                            __global const float4* ghost_contact,
+                            __global float4* gimpulse){
   const int k = get_global_id(0);
   if (k < fluid_items) {
     if (k < n)

@@ -13,8 +13,7 @@ Expected<std::unique_ptr<ConstraintSet>> Conformation::create(const ClRuntime& r
       {&set->vel_lambda_, "conf_vel_lambda"}, {&set->vel_apply_, "conf_vel_apply"},
       {&set->vel_finish_, "conf_vel_finish"},
       {&set->pos_sums_, "conf_pos_sums"},     {&set->pos_solve_, "conf_pos_solve"},
-      {&set->pos_apply_, "conf_pos_apply"}, {&set->pos_apply_react_, "conf_pos_apply_react"},
-      {&set->pos_sums_react_, "conf_pos_sums_react"},
+      {&set->pos_apply_, "conf_pos_apply"},
       {&set->reaction_, "ghost_conf_reaction"}, {&set->update_, "conf_update"},
       {&set->begin_, "conf_begin_substep"}};
   for (auto [k, name] : kernels) {
@@ -93,28 +92,21 @@ void Conformation::project(SolverContext& ctx) {
   Launcher& L = ctx.launch;
   const auto plane = static_cast<cl_int>(plane_);
   const int fluid_items = (s.n + s.work_group - 1) / s.work_group * s.work_group;
-  if (ctx.pending_density_reaction != nullptr) {  // the density sweep's reaction rides along
-    L.run(pos_sums_react_, fluid_items + s.ng, s.n, fluid_items, plane, s.x.a, s.x0.a, s.flags.a,
-          s.nbr, s.nbr_count, s.gnbr, s.gnbr_count, s.xg, s.xg0, s.g_volume, s.density, s.params,
-          s.pair, psums_, s.ng, s.g_flags, s.g_nbr, s.g_nbr_count, s.x.b, s.lambda, s.ghost_contact,
-          s.g_impulse);
-    ctx.pending_density_reaction = nullptr;
-  } else {
-    L.run(pos_sums_, s.n, s.n, plane, s.x.a, s.x0.a, s.flags.a, s.nbr, s.nbr_count, s.gnbr,
-          s.gnbr_count, s.xg, s.xg0, s.g_volume, s.density, s.params, s.pair, psums_);
-  }
+  // The density sweep's ghost reaction rides in the sums' launch when one is pending, the no-slip
+  // hand's reaction to this sweep in the apply's: ng ghost items after the fluid's, or none.
+  const int density_ghosts = ctx.pending_density_reaction != nullptr ? s.ng : 0;
+  ctx.pending_density_reaction = nullptr;
+  L.run(pos_sums_, fluid_items + density_ghosts, s.n, fluid_items, plane, s.x.a, s.x0.a, s.flags.a,
+        s.nbr, s.nbr_count, s.gnbr, s.gnbr_count, s.xg, s.xg0, s.g_volume, s.density, s.params,
+        s.pair, psums_, density_ghosts, s.g_flags, s.g_nbr, s.g_nbr_count, s.x.b, s.lambda,
+        s.ghost_contact, s.g_impulse);
   L.run(pos_solve_, (s.n + 7) / 8, s.n, plane, s.flags.a, psums_, s.conf.a, s.params, rot_,
         plambda_, dlambda_, pconst_);
-  if (s.ng > 0 && s.ghost_viscosity) {
-    // The ghosts' reaction (a position sweep's share: m dx / dt) in the same launch.
-    const float scale = 1.0f / s.dt;
-    L.run(pos_apply_react_, fluid_items + s.ng, s.n, fluid_items, s.x.a, s.x.b, s.flags.a, s.nbr,
-          s.nbr_count, s.pair, pconst_, s.density, dlambda_, s.params, s.contact, s.anchor.a, s.x0.a,
-          s.ng, s.xg, s.g_flags, s.g_nbr, s.g_nbr_count, s.g_volume, scale, s.g_impulse);
-  } else {
-    L.run(pos_apply_, s.n, s.n, s.x.a, s.x.b, s.flags.a, s.nbr, s.nbr_count, s.pair, pconst_,
-          s.density, dlambda_, s.params, s.contact, s.anchor.a, s.x0.a);
-  }
+  const int hand_ghosts = s.ng > 0 && s.ghost_viscosity ? s.ng : 0;
+  const float scale = 1.0f / s.dt;  // the reaction of a position sweep: m dx / dt
+  L.run(pos_apply_, fluid_items + hand_ghosts, s.n, fluid_items, s.x.a, s.x.b, s.flags.a, s.nbr,
+        s.nbr_count, s.pair, pconst_, s.density, dlambda_, s.params, s.contact, s.anchor.a, s.x0.a,
+        hand_ghosts, s.xg, s.g_flags, s.g_nbr, s.g_nbr_count, s.g_volume, scale, s.g_impulse);
   s.x.swap();
 }
 

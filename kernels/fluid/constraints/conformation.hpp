@@ -16,12 +16,12 @@ class Conformation final : public ConstraintSet {
   void begin_substep(SolverContext& ctx) override;
   void velocity_phase(SolverContext& ctx) override;
   void project(SolverContext& ctx) override;
-  bool carries_density_reaction() const override { return true; }  // in conf_pos_sums_react
+  bool carries_density_reaction() const override { return true; }  // in conf_pos_sums
   void end_substep(SolverContext& ctx) override;
 
  private:
   cl::Kernel vel_begin_, vel_setup_, vel_lambda_, vel_apply_, vel_finish_, pos_sums_, pos_solve_,
-      pos_apply_, pos_apply_react_, pos_sums_react_, reaction_, update_, begin_;
+      pos_apply_, reaction_, update_, begin_;
   cl::Buffer lambda_, dlambda_, rot_, spin_, vconst_, pconst_, psums_, plambda_, prev_, lambda_prev_,
       reaction_lambda_;  // (beta dt / n_i) lambda_i after the velocity sweeps, for the ghosts
   std::size_t plane_ = 0;  // floats per plane of rot_, plambda_, psums_ (capacity, padded to 8)
