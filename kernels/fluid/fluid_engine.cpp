@@ -89,7 +89,6 @@ struct FluidEngine::Impl {
   float rest_neighbours = 1;
   float laplacian_scale = 1;  // media: SPH Laplacian calibration on the rest lattice
   int num_cells = 0;
-  bool strided = false;  // the GPU form of the kernels (KernelForm)
   std::uint64_t frame = 0;
   bool has_hand_lists = false;
 
@@ -433,8 +432,8 @@ Expected<std::unique_ptr<FluidEngine>> FluidEngine::create(const FluidConfig& co
   auto rt = ClRuntime::create(config.device, program_parts(), "fluid", options, config.profile);
   if (!rt) return rt.error();
   m.rt = std::move(rt.value());
-  m.strided = opencl::gpu_form(config.device.form, m.rt->info().is_gpu);
-  const std::size_t work_group = m.strided ? 64 : 256;
+  m.s.gpu_form = opencl::gpu_form(config.device.form, m.rt->info().is_gpu);
+  const std::size_t work_group = m.s.gpu_form ? 64 : 256;
   m.launch = std::make_unique<Launcher>(m.rt->queue(), work_group, config.profile);
   m.s.work_group = static_cast<int>(work_group);
 
@@ -938,7 +937,7 @@ void FluidEngine::neighbour_lists(ParticleSnapshot& particles,
     if (row == SIZE_MAX) continue;
     const std::size_t c = std::min<std::size_t>(count[i], cap);
     for (std::size_t k = 0; k < c; ++k) {
-      const std::uint32_t j = m.strided ? nbr[k * n + i] : nbr[i * cap + k];
+      const std::uint32_t j = m.s.gpu_form ? nbr[k * n + i] : nbr[i * cap + k];
       lists[row].push_back(id[j]);
     }
   }

@@ -30,6 +30,7 @@ struct DeviceState {
   bool ghost_viscosity = false;  // host copy of params.ghost_viscosity
   int work_group = 256;          // the launches' work-group size (kernels that do two jobs in
                                  // one launch split their items at a multiple of it)
+  bool gpu_form = false;         // the kernels' GPU form (opencl::KernelForm): strided lists
 
   // Fluid particles: slots [0, n) are in use, live first after every sort.
   int n = 0;

@@ -27,7 +27,9 @@ Expected<NeighbourSearch> NeighbourSearch::create(const ClRuntime& rt) {
 void NeighbourSearch::sort(Launcher& launch, const DeviceState& s, GridBuffers& grid, int n,
                            const cl::Buffer& x, const cl::Buffer& flags, int num_cells) {
   const int entries = num_cells + 1;  // cells + the sentinel cell of dead points
-  if (entries <= kSerialScanEntries) {  // the counts are zero (allocate, the last scan)
+  // One work-item walking the cells costs a CPU core less than three launches; a GPU thread runs
+  // such a loop far slower than its parallel scan, so the GPU form keeps the latter.
+  if (!s.gpu_form && entries <= kSerialScanEntries) {  // the counts are zero (allocate, last scan)
     launch.run(count_cells_, n, n, x, flags, s.params, grid.cell_of, grid.rank, grid.cell_count);
     launch.run(scan_serial_, 1, entries, grid.cell_count, grid.cell_start);
   } else {

@@ -11,8 +11,8 @@ class NeighbourSearch {
  public:
   static Expected<NeighbourSearch> create(const ClRuntime& rt);
 
-  // Grids of up to this many cells (+ 1) are scanned by one work-item, which leaves the
-  // counts zeroed for the next sort (their buffers start zeroed: allocate).
+  // Grids of up to this many cells (+ 1) are scanned by one work-item in the CPU form, which
+  // leaves the counts zeroed for the next sort (their buffers start zeroed: allocate).
   static constexpr int kSerialScanEntries = 16384;
 
   // Sorts n points into the grid: afterwards grid.perm[slot] is the point's old index and
