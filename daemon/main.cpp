@@ -262,7 +262,7 @@ int main(int argc, char** argv) {
   // Force feedback: the device whose stylus moves the tool the fluid carries.
   std::unique_ptr<drivers::ForceDevice> force_device;
   if (config.force_feedback.enabled) {
-    const float surface = config.fluid.engine == "opencl" ? kPoolSurfaceZ : PalmDragField::kSurfaceZ;
+    const float surface = config.fluid.engine == "opencl" ? fluid::kPoolSurfaceZ : PalmDragField::kSurfaceZ;
     force_device = make_force_device(config, clock, surface, error);
     if (!force_device) {
       log_line(LogLevel::Error, "force", "%s ('force_feedback.device')", error.c_str());

@@ -97,7 +97,7 @@ void BM_ToolForceWhenTheFluidLags(benchmark::State& state) {
   stylus.script = drivers::StylusScript::StirCircle;
   stylus.radius_m = 0.04f;
   stylus.period_s = 2.0f;
-  stylus.centre = {0.0f, 0.0f, kPoolSurfaceZ - 0.025f + 0.06f};
+  stylus.centre = {0.0f, 0.0f, fluid::kPoolSurfaceZ - 0.025f + 0.06f};
   constexpr std::int64_t kRun = 4 * kSec, kMeasured = 2 * kSec;
   for (auto _ : state) {
     std::string error;

@@ -95,7 +95,7 @@ std::unique_ptr<KernelFluid> KernelFluid::create(const Config& config, MaterialP
     return nullptr;
   }
   f->engine_ = std::move(*engine);
-  f->scene_ = default_pool_scene();
+  f->scene_ = fluid::pool_scene();
   f->display_.resize(static_cast<std::size_t>(config.view.max_particles));
   if (auto failed = f->engine_->load_scene(f->scene_)) {
     error = "fluid scene: " + failed->message;

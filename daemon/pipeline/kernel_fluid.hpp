@@ -21,12 +21,9 @@
 
 namespace sonoflow::daemon {
 
-// The pool the hand stirs (kernels/fluid/pool_scene.hpp, shared with the benchmarks): floor
-// 11 cm above the array, 4 cm deep, 16 x 16 cm, filled at the spacing pool_spacing(n) whose
+// The pool the hand stirs is the fluid layer's (kernels/fluid/pool_scene.hpp, shared with the
+// benchmarks): floor 11 cm above the array, 4 cm deep, 16 x 16 cm, filled at the spacing whose
 // lattice holds the count nearest to fluid.particles.
-inline fluid::Scene default_pool_scene() { return fluid::pool_scene(); }
-using fluid::kPoolSurfaceZ;
-using fluid::pool_spacing;
 
 // The presets a daemon runs with: every <name>.toml of the materials directory, by file name
 // (runny_cream; the config may write runny-cream).

@@ -160,7 +160,7 @@ TEST(ForceFeedback, RenderedForceOpposesTheStylusMotionThroughTheFluid) {
   stylus.script = drivers::StylusScript::StirCircle;
   stylus.radius_m = 0.04f;
   stylus.period_s = 2.0f;
-  stylus.centre = {0.0f, 0.0f, kPoolSurfaceZ - 0.025f + 0.06f};
+  stylus.centre = {0.0f, 0.0f, fluid::kPoolSurfaceZ - 0.025f + 0.06f};
   Rig rig(config, *fluid, stylus);
   rig.run_for(3 * kSec);
 
@@ -195,7 +195,7 @@ TEST(ForceFeedback, NoForceWithTheToolOutOfTheFluid) {
   const Config config = force_config();
   auto fluid = particle_fluid(config);
   ASSERT_TRUE(fluid);
-  Rig rig(config, *fluid, held_at(kPoolSurfaceZ + 0.1f + 0.06f));
+  Rig rig(config, *fluid, held_at(fluid::kPoolSurfaceZ + 0.1f + 0.06f));
   rig.hand.set_hand_visible(false);
   rig.run_for(1 * kSec);
   EXPECT_GT(rig.pipeline->force()->fluid_forces(), 30u);

@@ -54,18 +54,18 @@ TEST(KernelFluid, ConfiguredSubstepsReplaceEveryPresetsSchedule) {
   EXPECT_EQ(fluid->material().substeps, 4);
 }
 
-// The pool's lattice at pool_spacing(n) holds n particles where a lattice can, else the nearest.
+// The pool's lattice at fluid::pool_spacing(n) holds n particles where a lattice can, else the nearest.
 TEST(KernelFluid, PoolSpacingGivesTheNearestLatticeCount) {
   const auto count = [](float d) {  // as the engine fills the 16 x 16 x 4 cm block
     const int across = static_cast<int>(std::floor(0.16f / d + 1e-3f));
     const int layers = static_cast<int>(std::floor(0.04f / d + 1e-3f));
     return across * across * layers;
   };
-  EXPECT_FLOAT_EQ(pool_spacing(1024), 0.01f);
-  EXPECT_EQ(count(pool_spacing(432)), 432);
-  EXPECT_EQ(count(pool_spacing(2000)), 2000);
-  EXPECT_EQ(count(pool_spacing(800)), 675);    // lattices hold 675 or 1,024 near 800
-  EXPECT_EQ(count(pool_spacing(10000)), 9800);  // 9,800 or 10,648
+  EXPECT_FLOAT_EQ(fluid::pool_spacing(1024), 0.01f);
+  EXPECT_EQ(count(fluid::pool_spacing(432)), 432);
+  EXPECT_EQ(count(fluid::pool_spacing(2000)), 2000);
+  EXPECT_EQ(count(fluid::pool_spacing(800)), 675);    // lattices hold 675 or 1,024 near 800
+  EXPECT_EQ(count(fluid::pool_spacing(10000)), 9800);  // 9,800 or 10,648
 }
 
 TEST(KernelFluid, PoolHoldsTheConfiguredParticles) {
