@@ -42,6 +42,25 @@ int on_hotplug(libusb_context*, libusb_device* device, libusb_hotplug_event even
   return 0;  // stay registered
 }
 
+void on_pollfd_added(int, short, void* self) {
+  static_cast<LibusbTransport*>(self)->note_pollfds_changed();
+}
+
+void on_pollfd_removed(int, void* self) {
+  static_cast<LibusbTransport*>(self)->note_pollfds_changed();
+}
+
+// Declared before a setup call's lock: wakes the event thread once the call has changed the
+// streams and released the lock (so the woken thread does not wait on it).
+struct WakeOnReturn {
+  PollableWake& wake;
+  ~WakeOnReturn() { wake.notify(); }
+};
+
+std::int64_t to_ns(const timeval& tv) noexcept {
+  return std::int64_t(tv.tv_sec) * rt::kNsPerSec + std::int64_t(tv.tv_usec) * rt::kNsPerUs;
+}
+
 }  // namespace
 
 struct LibusbTransport::Slot {
@@ -59,11 +78,18 @@ struct LibusbTransport::Slot {
 std::unique_ptr<LibusbTransport> LibusbTransport::create(DeviceMatch match, LibusbOptions options) {
   libusb_context* ctx = nullptr;
   if (libusb_init(&ctx) != LIBUSB_SUCCESS) return nullptr;
-  return std::unique_ptr<LibusbTransport>(new LibusbTransport(ctx, std::move(match), options));
+  auto transport = std::unique_ptr<LibusbTransport>(new LibusbTransport(ctx, std::move(match), options));
+  if (!transport->wake_.valid()) return nullptr;  // no eventfd: the thread could not be woken
+  return transport;
 }
 
 LibusbTransport::LibusbTransport(libusb_context* ctx, DeviceMatch match, LibusbOptions options)
-    : ctx_(ctx), match_(std::move(match)), options_(options) {
+    : ctx_(ctx),
+      match_(std::move(match)),
+      options_(options),
+      clock_(options.clock != nullptr ? options.clock : &monotonic_) {
+  pollfds_.reserve(16);  // the eventfd, libusb's event and timer fds, one per open device
+  libusb_set_pollfd_notifiers(ctx_, &on_pollfd_added, &on_pollfd_removed, this);
   if (libusb_has_capability(LIBUSB_CAP_HAS_HOTPLUG)) {
     hotplug_registered_ =
         libusb_hotplug_register_callback(
@@ -78,7 +104,9 @@ LibusbTransport::~LibusbTransport() {
   close();
   if (hotplug_registered_) libusb_hotplug_deregister_callback(ctx_, hotplug_handle_);
   running_.store(false, std::memory_order_release);
+  wake_.notify();
   if (event_thread_.joinable()) event_thread_.join();
+  libusb_set_pollfd_notifiers(ctx_, nullptr, nullptr, nullptr);
   free_slots();
   libusb_exit(ctx_);
 }
@@ -95,15 +123,73 @@ void LibusbTransport::event_loop() noexcept {
   sigset_t all;
   sigfillset(&all);
   pthread_sigmask(SIG_BLOCK, &all, nullptr);
+  const std::int64_t cap_ns = std::int64_t(options_.max_sleep_us) * rt::kNsPerUs;
   while (running_.load(std::memory_order_acquire)) {
-    timeval tv{0, static_cast<long>(options_.event_timeout_us)};
-    libusb_handle_events_timeout_completed(ctx_, &tv, nullptr);
+    // The ticket comes before looking for work: a wake-up from here on cuts the sleep short.
+    const PollableWake::Ticket ticket = wake_.ticket();
+    if (pollfds_changed_.exchange(false, std::memory_order_acq_rel)) refresh_pollfds();
     if (left_.exchange(false, std::memory_order_acq_rel)) {
       std::lock_guard lock(mutex_);
       if (open_.load(std::memory_order_relaxed) && !lost_) lose_device_locked();
     }
     fill_idle_out();
+    // libusb keeps its timeouts in a timerfd on Linux (then this reports none); elsewhere it
+    // must be called by the next one.
+    std::int64_t wait_ns = cap_ns;
+    bool libusb_timeout = false;
+    timeval next{};
+    if (libusb_get_next_timeout(ctx_, &next) == 1 && to_ns(next) < wait_ns) {
+      wait_ns = to_ns(next);
+      libusb_timeout = true;
+    }
+    bool libusb_due = true;  // unknown unless we polled: let libusb look
+    if (wake_.prepare_sleep(ticket, clock_->now_ns() + wait_ns)) {
+      const timespec timeout{static_cast<time_t>(wait_ns / rt::kNsPerSec),
+                             static_cast<long>(wait_ns % rt::kNsPerSec)};
+      const int ready = ppoll(pollfds_.data(), pollfds_.size(), &timeout, nullptr);
+      const bool woken = ready > 0 && (pollfds_[0].revents & POLLIN) != 0;
+      wake_.end_sleep(woken);
+      // Only a wake-up or the cap: nothing for libusb (it polls its fds again when called).
+      libusb_due = ready < 0 || ready > (woken ? 1 : 0) || (ready == 0 && libusb_timeout);
+    }
+    passes_.fetch_add(1, std::memory_order_relaxed);
+    if (libusb_due) {
+      // Zero timeout: handles what is ready and returns. If another thread handles events at
+      // this moment (a synchronous control transfer), it returns at once and that thread reaps.
+      timeval zero{0, 0};
+      libusb_handle_events_timeout_completed(ctx_, &zero, nullptr);
+    }
   }
+}
+
+void LibusbTransport::refresh_pollfds() noexcept {
+  // The list points into libusb's records of its fds, which it frees only while handling events
+  // (under the event lock): hold that lock while copying. Rare: at open, close, device loss.
+  libusb_lock_events(ctx_);
+  const libusb_pollfd** list = libusb_get_pollfds(ctx_);
+  if (list != nullptr) {
+    pollfds_.clear();
+    pollfds_.push_back({wake_.fd(), POLLIN, 0});
+    for (const libusb_pollfd** p = list; *p != nullptr; ++p)
+      pollfds_.push_back({(*p)->fd, (*p)->events, 0});
+    libusb_free_pollfds(list);
+  } else {
+    pollfds_changed_.store(true, std::memory_order_relaxed);  // out of memory: try next pass
+  }
+  libusb_unlock_events(ctx_);
+  if (pollfds_.empty()) pollfds_.push_back({wake_.fd(), POLLIN, 0});
+}
+
+void LibusbTransport::note_pollfds_changed() noexcept {
+  pollfds_changed_.store(true, std::memory_order_release);
+  wake_.notify();
+}
+
+void LibusbTransport::out_queued(std::int64_t plays_at_ns) noexcept {
+  const std::int64_t now = clock_->now_ns();
+  std::int64_t wait = std::int64_t(options_.max_out_wait_us) * rt::kNsPerUs;
+  if (plays_at_ns != kNoPlayTime) wait = std::min(wait, std::max<std::int64_t>(0, (plays_at_ns - now) / 2));
+  wake_.notify_unless_due_by(now + wait);
 }
 
 void LibusbTransport::note_hotplug(bool arrived, libusb_device* device) noexcept {
@@ -113,6 +199,7 @@ void LibusbTransport::note_hotplug(bool arrived, libusb_device* device) noexcept
     stats_.arrivals.fetch_add(1, std::memory_order_relaxed);
   } else if (device == watched_.load(std::memory_order_acquire)) {
     left_.store(true, std::memory_order_release);
+    wake_.notify();  // another thread may be handling this event (a control transfer)
   }
 }
 
@@ -323,6 +410,7 @@ TransferStatus LibusbTransport::start_streams(const StreamSetup& setup) {
   if (!is_open()) return TransferStatus::NoDevice;
   if (setup.handler == nullptr) return TransferStatus::Error;
   stop_streams();
+  const WakeOnReturn wake{wake_};  // the event thread fills the OUT transfers
   std::lock_guard lock(mutex_);
   setup_ = setup;
   const auto add = [this](std::uint8_t endpoint, EndpointType type, std::size_t bytes) -> Slot& {
@@ -390,6 +478,7 @@ TransferStatus LibusbTransport::clear_halt(std::uint8_t endpoint) {
   if (!is_open()) return TransferStatus::NoDevice;
   const int r = libusb_clear_halt(handle_, endpoint);
   if (r != LIBUSB_SUCCESS) return from_error(r);
+  const WakeOnReturn wake{wake_};  // a cleared OUT endpoint's idle transfers get filled
   std::lock_guard lock(mutex_);
   for (auto& slot : slots_) {
     if (slot->endpoint != endpoint || !slot->halted) continue;
