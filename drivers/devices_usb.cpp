@@ -32,8 +32,10 @@ class UsbDeviceSet final : public DeviceSet {
 }  // namespace
 
 std::unique_ptr<DeviceSet> make_usb_devices(const rt::Clock& clock, const UsbDevicesConfig& config) {
-  auto array = usb::LibusbTransport::create({kArrayVid, kArrayPid, config.array_serial});
-  auto tracker = usb::LibusbTransport::create({kTrackerVid, kTrackerPid, config.tracker_serial});
+  usb::LibusbOptions options;
+  options.clock = &clock;  // the drivers' host clock: out_queued()'s play times are on it
+  auto array = usb::LibusbTransport::create({kArrayVid, kArrayPid, config.array_serial}, options);
+  auto tracker = usb::LibusbTransport::create({kTrackerVid, kTrackerPid, config.tracker_serial}, options);
   if (!array || !tracker) return nullptr;
   return std::make_unique<UsbDeviceSet>(std::move(array), std::move(tracker), clock, config);
 }

@@ -13,7 +13,8 @@
 // difference between versions. And:
 //   - queue_to_submit: a block queued every 1 ms (the handler's one-slot queue, then
 //     out_queued()) until the event thread takes it for an OUT transfer (next_out), p50/p99/max.
-// Only the transport's public interface is used, so the same file measures older versions.
+// Only the transport's public interface is used, so the same file measures older versions
+// (what they lack, event_passes() and max_out_wait_us, is left out for them).
 // Runs itself under umockdev-wrapper.
 #include <benchmark/benchmark.h>
 
@@ -101,6 +102,26 @@ void report(benchmark::State& state, const Sample& a, const Sample& b) {
   state.counters["ioctls_per_s"] = double(b.ioctls - a.ioctls) / s;
 }
 
+// Event thread passes per second where the transport counts them.
+template <class T>
+void report_passes(benchmark::State& state, const T& transport, std::uint64_t before, double s) {
+  if constexpr (requires { transport.event_passes(); })
+    state.counters["passes_per_s"] = double(transport.event_passes() - before) / s;
+}
+template <class T>
+std::uint64_t passes_of(const T& transport) {
+  if constexpr (requires { transport.event_passes(); }) return transport.event_passes();
+  return 0;
+}
+
+// Options with max_out_wait_us = `out_wait_us` where the transport has it (< 0: defaults).
+usb::LibusbOptions options_with_out_wait([[maybe_unused]] long out_wait_us) {
+  usb::LibusbOptions options;
+  if constexpr (requires { options.max_out_wait_us; })
+    if (out_wait_us >= 0) options.max_out_wait_us = unsigned(out_wait_us);
+  return options;
+}
+
 std::unique_ptr<usb::LibusbTransport> open_named_transport(benchmark::State& state) {
   auto transport = usb::LibusbTransport::create({kArrayVid, kArrayPid, ""});
   if (!transport || transport->open() != usb::TransferStatus::Ok) {
@@ -127,8 +148,12 @@ void BM_Idle(benchmark::State& state) {
     if (!probe) return state.SkipWithError("event thread not found");
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
     const Sample a = Sample::of(*probe, bus);
+    const std::uint64_t passes = passes_of(*transport);
     for (auto _ : state) std::this_thread::sleep_for(std::chrono::seconds(2));
-    report(state, a, Sample::of(*probe, bus));
+    const Sample b = Sample::of(*probe, bus);
+    report(state, a, b);
+    report_passes(state, *transport, passes,
+                  std::chrono::duration<double>(b.thread.at - a.thread.at).count());
     transport->close();
   }
 }
@@ -141,7 +166,8 @@ void BM_ArrayStream(benchmark::State& state) {
   test::UsbTestbed bus;
   bus.plug(1, device);
   {
-    auto transport = usb::LibusbTransport::create({kArrayVid, kArrayPid, ""});
+    auto transport =
+        usb::LibusbTransport::create({kArrayVid, kArrayPid, ""}, options_with_out_wait(state.range(0)));
     if (!transport) return state.SkipWithError("no libusb");
     rt::RtThreadConfig config;
     config.name = kThreadName;
@@ -180,6 +206,7 @@ void BM_ArrayStream(benchmark::State& state) {
     });
     std::this_thread::sleep_for(std::chrono::milliseconds(300));  // the stream settles
     const Sample a = Sample::of(*probe, bus);
+    const std::uint64_t passes = passes_of(*transport);
     ArrayStatus before{};
     bus.with_lock([&] { before = device.status(); });
     for (auto _ : state) {
@@ -194,13 +221,16 @@ void BM_ArrayStream(benchmark::State& state) {
     ArrayStatus after{};
     bus.with_lock([&] { after = device.status(); });
     report(state, a, b);
+    report_passes(state, *transport, passes,
+                  std::chrono::duration<double>(b.thread.at - a.thread.at).count());
     state.counters["underruns"] = double(after.underruns - before.underruns);
     state.counters["late_blocks"] = double(after.late_blocks - before.late_blocks);
     array.disconnect();
   }
 }
-BENCHMARK(BM_ArrayStream)->Name("libusb_event_thread/array_stream")->Iterations(1)
-    ->Unit(benchmark::kMillisecond);
+// Argument: max_out_wait_us (-1: the default; 0: every block wakes the thread).
+BENCHMARK(BM_ArrayStream)->Name("libusb_event_thread/array_stream/out_wait_us")->Arg(-1)->Arg(0)
+    ->Arg(2000)->Iterations(1)->Unit(benchmark::kMillisecond);
 
 // One queued block at a time; next_out() stamps when the event thread takes it.
 struct OneSlot final : usb::StreamHandler {
