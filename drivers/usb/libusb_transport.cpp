@@ -153,13 +153,28 @@ void LibusbTransport::event_loop() noexcept {
       libusb_due = ready < 0 || ready > (woken ? 1 : 0) || (ready == 0 && libusb_timeout);
     }
     passes_.fetch_add(1, std::memory_order_relaxed);
-    if (libusb_due) {
-      // Zero timeout: handles what is ready and returns. If another thread handles events at
-      // this moment (a synchronous control transfer), it returns at once and that thread reaps.
-      timeval zero{0, 0};
-      libusb_handle_events_timeout_completed(ctx_, &zero, nullptr);
-    }
+    if (libusb_due) handle_libusb_events(cap_ns);
   }
+}
+
+void LibusbTransport::handle_libusb_events(std::int64_t cap_ns) noexcept {
+  if (libusb_try_lock_events(ctx_) == 0) {
+    timeval zero{0, 0};  // handles what is ready and returns
+    libusb_handle_events_locked(ctx_, &zero);
+    libusb_unlock_events(ctx_);
+    return;
+  }
+  // Another thread is handling events (the supervisor inside a synchronous control transfer):
+  // it reaps what made our fds ready. Wait until it has (libusb wakes waiters when a transfer
+  // completes or the lock is released), at most the cap, rather than spin in ppoll on fds that
+  // stay ready until then (libusb's own mtasync pattern).
+  libusb_lock_event_waiters(ctx_);
+  if (libusb_event_handler_active(ctx_) != 0) {
+    timeval cap{static_cast<time_t>(cap_ns / rt::kNsPerSec),
+                static_cast<suseconds_t>((cap_ns % rt::kNsPerSec) / rt::kNsPerUs)};
+    libusb_wait_for_event(ctx_, &cap);
+  }
+  libusb_unlock_event_waiters(ctx_);
 }
 
 void LibusbTransport::refresh_pollfds() noexcept {

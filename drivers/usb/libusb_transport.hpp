@@ -3,8 +3,8 @@
 //
 // - The event thread (signals blocked) sleeps in ppoll() on libusb's file descriptors
 //   (libusb_get_pollfds, kept current through libusb_set_pollfd_notifiers) plus an eventfd of
-//   its own (PollableWake), then lets libusb handle what is ready with a zero-timeout
-//   libusb_handle_events_timeout_completed. It wakes for a real event (a transfer came back, a
+//   its own (PollableWake), then lets libusb handle what is ready (libusb_handle_events_locked
+//   with a zero timeout, or waits for the thread that holds libusb's event lock). It wakes for a real event (a transfer came back, a
 //   hot-plug message, a timeout libusb keeps), for a wake-up from the host, or at the cap
 //   `max_sleep_us`. Every transfer callback, and so every StreamHandler callback, runs on it.
 //   After each pass it fills idle OUT transfers from the handler (next_out) and submits them,
@@ -109,6 +109,7 @@ class LibusbTransport final : public Transport {
   LibusbTransport(libusb_context* ctx, DeviceMatch match, LibusbOptions options);
   void event_loop() noexcept;
   void refresh_pollfds() noexcept;
+  void handle_libusb_events(std::int64_t cap_ns) noexcept;
   void fill_idle_out() noexcept;
   bool submit_locked(Slot& slot) noexcept;
   void on_complete(Slot& slot) noexcept;
