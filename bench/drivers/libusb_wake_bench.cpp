@@ -15,7 +15,8 @@
 //     out_queued()) until the event thread takes it for an OUT transfer (next_out), p50/p99/max.
 // Only the transport's public interface is used, so the same file measures older versions
 // (what they lack, event_passes() and max_out_wait_us, is left out for them).
-// Runs itself under umockdev-wrapper.
+// Runs itself under umockdev-wrapper. Compare streaming variants each in its own process
+// (--benchmark_filter): a second umockdev testbed in one process streams worse.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
