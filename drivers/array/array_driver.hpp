@@ -7,8 +7,8 @@
 // link_state(), stream_epoch(), counters(), tick_div(). None of them allocates, locks, blocks
 // or throws: a submit encodes into a preallocated buffer taken from a free ring and hands its
 // index to the transport through a second ring (a buffer pool recycled through a pair of
-// rt::SpscRing), then tells the transport (Transport::out_queued; on the in-process transport a
-// FUTEX_WAKE of its sleeping service thread, the one system call here, which never blocks);
+// rt::SpscRing), then tells the transport (Transport::out_queued: at most an eventfd write that
+// wakes the transport's sleeping thread, the one system call here, which never blocks);
 // status and clock map are rt::SeqLock copies. Only ONE thread may call submit().
 //
 // Supervisor thread (blocking, not real-time): connect(), configure(), arm(), disarm(),

@@ -9,7 +9,7 @@ constexpr std::size_t kMaxInBuffer = 64 * 1024;
 // Declared before a setup call's lock: wakes the service thread once the call has changed the
 // device or the streams and released the lock (so the woken thread does not wait on it).
 struct WakeOnReturn {
-  WakeSignal& wake;
+  PollableWake& wake;
   ~WakeOnReturn() { wake.notify(); }
 };
 }  // namespace
@@ -23,6 +23,7 @@ InProcessTransport::~InProcessTransport() {
 
 TransferStatus InProcessTransport::open() {
   std::lock_guard lock(mutex_);
+  if (!wake_.valid()) return TransferStatus::Error;  // no eventfd: the service could not be woken
   if (!device_.connected()) return TransferStatus::NoDevice;
   open_.store(true, std::memory_order_release);
   return TransferStatus::Ok;
@@ -209,7 +210,7 @@ void InProcessTransport::start_service(rt::Clock& clock, std::int64_t max_sleep_
     if (configure) rt::setup_current_thread(config);
     while (service_running_.load(std::memory_order_acquire)) {
       // The ticket comes before the pass: a wake-up from here on cuts the sleep below short.
-      const WakeSignal::Ticket ticket = wake_.ticket();
+      const PollableWake::Ticket ticket = wake_.ticket();
       std::int64_t next;
       {
         std::lock_guard lock(mutex_);

@@ -10,12 +10,12 @@
 // The service thread is event-driven: after a pass it sleeps until the earlier of
 //   - the device's next event (UsbDevice::next_event_ns: the array's next STATUS, the
 //     tracker's next frame), while the stream polls IN endpoints;
-//   - a wake-up (WakeSignal): out_queued() from the stream thread when the host queued an OUT
-//     block, unless the next pass comes within `max_out_wait_ns` and within half the block's
-//     remaining lead anyway (the array's thread passes at every 1 ms STATUS, so a wake-up per
-//     block would double its wake-ups and cost the stream thread a FUTEX_WAKE), and every setup
-//     call that gives the pass new work (start_streams, clear_halt, control transfers,
-//     wake_service() after fault injection, stop_service);
+//   - a wake-up (PollableWake, slept on with sleep_for): out_queued() from the stream thread
+//     when the host queued an OUT block, unless the next pass comes within `max_out_wait_ns` and
+//     within half the block's remaining lead anyway (the array's thread passes at every 1 ms
+//     STATUS, so a wake-up per block would double its wake-ups and cost the stream thread an
+//     eventfd write), and every setup call that gives the pass new work (start_streams,
+//     clear_halt, control transfers, wake_service() after fault injection, stop_service);
 //   - the cap `max_sleep_ns`, which bounds how late an unplug is seen.
 // A wake-up that comes while a pass runs cuts the following sleep short (the pass takes its
 // ticket first), so none is lost. The device plays its FIFO on its own clock whenever it is
@@ -34,7 +34,7 @@
 
 #include "drivers/emulator/usb_device.hpp"
 #include "drivers/usb/transport.hpp"
-#include "drivers/usb/wake_signal.hpp"
+#include "drivers/usb/pollable_wake.hpp"
 #include "rt/clock.hpp"
 
 namespace sonoflow::drivers::usb {
@@ -55,7 +55,7 @@ class InProcessTransport final : public Transport {
   TransferStatus start_streams(const StreamSetup& setup) override;
   void stop_streams() noexcept override;
   TransferStatus clear_halt(std::uint8_t endpoint) override;
-  // Stream thread, real-time safe (see WakeSignal): wakes the service thread unless its next
+  // Stream thread, real-time safe (see PollableWake): wakes the service thread unless its next
   // pass comes soon enough anyway: within the service's OUT wait, and within half the time left
   // before the block plays (a block the stream sends late is not left waiting).
   void out_queued(std::int64_t plays_at_ns) noexcept override;
@@ -100,7 +100,7 @@ class InProcessTransport final : public Transport {
   TransportStats stats_;
   std::atomic<bool> service_running_{false};
   std::atomic<std::uint64_t> passes_{0};
-  WakeSignal wake_;
+  PollableWake wake_;
   std::atomic<const rt::Clock*> service_clock_{nullptr};  // set while the service thread runs
   std::int64_t max_out_wait_ns_ = 0;                      // written before service_clock_
   std::thread service_;

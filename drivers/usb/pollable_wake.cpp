@@ -1,7 +1,12 @@
 #include "drivers/usb/pollable_wake.hpp"
 
+#include <poll.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
+
+#include <ctime>
+
+#include "rt/clock.hpp"
 
 namespace sonoflow::drivers::usb {
 
@@ -12,7 +17,8 @@ PollableWake::~PollableWake() {
 }
 
 PollableWake::Ticket PollableWake::ticket() noexcept {
-  // A read-modify-write: pairs with notify_unless_due_by's (see WakeSignal::ticket).
+  // A read-modify-write, as in notify_unless_due_by (see the header: RMWs on one atomic are
+  // totally ordered, so either this one sees the notifier's work or the notifier sees this).
   due_ns_.exchange(kUndecided, std::memory_order_acq_rel);
   // Bit 0 is clear here: only the sleeper sets it, and end_sleep() clears it.
   return word_.load(std::memory_order_acquire) & ~kAsleep;
@@ -34,6 +40,21 @@ void PollableWake::end_sleep(bool fd_readable) noexcept {
     eventfd_t count;
     (void)eventfd_read(fd_, &count);
   }
+}
+
+bool PollableWake::sleep_for(Ticket ticket, std::int64_t due_ns, std::int64_t timeout_ns) noexcept {
+  if (!prepare_sleep(ticket, due_ns)) return true;
+  bool readable = false;
+  if (timeout_ns > 0) {
+    pollfd p{fd_, POLLIN, 0};
+    const timespec timeout{static_cast<time_t>(timeout_ns / rt::kNsPerSec),
+                           static_cast<long>(timeout_ns % rt::kNsPerSec)};
+    readable = ppoll(&p, 1, &timeout, nullptr) > 0 && (p.revents & POLLIN) != 0;
+  }
+  end_sleep(readable);
+  // From the count, not `readable`: a notifier that saw the mark may not have written yet (its
+  // write then leaves the fd readable, and the next sleep returns at once: one spare pass).
+  return (word_.load(std::memory_order_acquire) & ~kAsleep) != ticket;
 }
 
 void PollableWake::notify() noexcept {

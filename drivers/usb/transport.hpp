@@ -98,8 +98,8 @@ class Transport {
   // The handler has queued an OUT message (the stream thread, right after it pushed a block
   // into its ring) whose first sample plays at host time `plays_at_ns` (kNoPlayTime: unknown).
   // Real-time safe: lock-free, no allocation, never blocks. Both transports' threads sleep until
-  // they have work, and this wakes them for it in time (a futex wake for InProcessTransport, an
-  // eventfd write for LibusbTransport), unless their next pass comes soon enough anyway.
+  // they have work, and this wakes them for it in time (both with PollableWake: an eventfd
+  // write), unless their next pass comes soon enough anyway.
   virtual void out_queued(std::int64_t plays_at_ns) noexcept = 0;
 
   virtual const TransportStats& stats() const noexcept = 0;

@@ -1,10 +1,11 @@
 // The in-process transport's service thread sleeps until its device's next event and is woken
-// when the host gives it work (WakeSignal). These tests give the service thread a device with no
+// when the host gives it work (PollableWake). These tests give the service thread a device with no
 // events of its own and a cap of an hour, so only a wake-up can make it move a queued OUT block:
 // a missing or lost wake-up shows as a block still not taken after 10 s (the bound is generous
 // for a loaded 2-core machine; the hour is what a lost wake-up would cost). Nothing else here
 // depends on timing. Also runs in the ThreadSanitizer build.
 #include <gtest/gtest.h>
+#include <poll.h>
 
 #include <atomic>
 #include <chrono>
@@ -12,7 +13,7 @@
 #include <thread>
 
 #include "drivers/usb/in_process_transport.hpp"
-#include "drivers/usb/wake_signal.hpp"
+#include "drivers/usb/pollable_wake.hpp"
 #include "rt/clock.hpp"
 
 namespace sonoflow::drivers {
@@ -36,39 +37,59 @@ bool within_10s(F done) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// WakeSignal on its own
+// PollableWake on its own: the fd becomes readable exactly when a sleeper needs it. (The libusb
+// event thread sleeps on it too: tests/drivers/umockdev/libusb_wake_test.cpp.)
 
-TEST(WakeSignal, ANotificationAfterTheTicketSkipsTheSleep) {
-  usb::WakeSignal wake;
+TEST(PollableWake, ANotificationAfterTheTicketSkipsTheSleep) {
+  usb::PollableWake wake;
+  ASSERT_TRUE(wake.valid());
   const auto ticket = wake.ticket();
   wake.notify();
+  EXPECT_FALSE(wake.prepare_sleep(ticket, 0));
   EXPECT_TRUE(wake.sleep_for(ticket, 0, 10 * rt::kNsPerSec));  // returns at once, not in 10 s
 }
 
-TEST(WakeSignal, WithoutANotificationTheSleepTimesOut) {
-  usb::WakeSignal wake;
+TEST(PollableWake, WithoutANotificationTheSleepTimesOut) {
+  usb::PollableWake wake;
+  ASSERT_TRUE(wake.valid());
   EXPECT_FALSE(wake.sleep_for(wake.ticket(), 0, rt::kNsPerMs));
 }
 
-TEST(WakeSignal, NotifyUnlessDueBySparesASleeperThatLooksBeforeThen) {
-  usb::WakeSignal wake;
+TEST(PollableWake, ANotificationWhileAsleepMakesTheFdReadableUntilDrained) {
+  usb::PollableWake wake;
+  ASSERT_TRUE(wake.valid());
+  pollfd p{wake.fd(), POLLIN, 0};
+  ASSERT_TRUE(wake.prepare_sleep(wake.ticket(), 0));
+  EXPECT_EQ(poll(&p, 1, 0), 0);  // nothing yet
+  wake.notify();
+  EXPECT_EQ(poll(&p, 1, 10'000), 1);  // at once, not in 10 s
+  wake.end_sleep(true);
+  EXPECT_EQ(poll(&p, 1, 0), 0);  // drained
+  wake.notify();  // awake: no write, the next ticket sees it instead
+  EXPECT_EQ(poll(&p, 1, 0), 0);
+}
+
+TEST(PollableWake, NotifyUnlessDueBySparesASleeperThatLooksBeforeThen) {
+  usb::PollableWake wake;
+  ASSERT_TRUE(wake.valid());
   const auto ticket = wake.ticket();
-  // Until the sleeper publishes a due time it may be looking for work right now: always notify.
-  wake.notify_unless_due_by(kHourNs);
-  EXPECT_TRUE(wake.sleep_for(ticket, 1000, 0));
-  const auto second = wake.ticket();
-  EXPECT_FALSE(wake.sleep_for(second, 1000, 0));  // due at 1000
-  wake.notify_unless_due_by(2000);                 // it looks at 1000 anyway: no notification
-  EXPECT_FALSE(wake.sleep_for(second, 1000, 0));
-  wake.notify_unless_due_by(999);                  // too late for a notifier that needs 999
-  EXPECT_TRUE(wake.sleep_for(second, 1000, 0));
+  wake.notify_unless_due_by(kHourNs);  // due time undecided: it may be looking now, notifies
+  EXPECT_FALSE(wake.prepare_sleep(ticket, 1000));
+  ASSERT_TRUE(wake.prepare_sleep(wake.ticket(), 1000));
+  pollfd p{wake.fd(), POLLIN, 0};
+  wake.notify_unless_due_by(2000);  // it looks at 1000 anyway
+  EXPECT_EQ(poll(&p, 1, 0), 0);
+  wake.notify_unless_due_by(999);  // cannot wait until 1000
+  EXPECT_EQ(poll(&p, 1, 0), 1);
+  wake.end_sleep(true);
 }
 
 // A notifier posts work and waits until the sleeper has seen it, 10,000 times. The sleeper looks
 // for work after its ticket and sleeps up to 10 s: a lost wake-up is a sleep that lasts seconds.
-TEST(WakeSignal, NoWakeUpIsLostBetweenLookingAndSleeping) {
+TEST(PollableWake, NoWakeUpIsLostBetweenLookingAndSleeping) {
   constexpr int kRounds = 10'000;
-  usb::WakeSignal wake;
+  usb::PollableWake wake;
+  ASSERT_TRUE(wake.valid());
   std::atomic<int> posted{0}, seen{0};
   std::atomic<int> long_sleeps{0};
   std::thread sleeper([&] {

@@ -16,7 +16,6 @@
 #include "drivers/protocol/array_messages.hpp"
 #include "drivers/protocol/message.hpp"
 #include "drivers/usb/libusb_transport.hpp"
-#include "drivers/usb/pollable_wake.hpp"
 #include "rt/clock.hpp"
 #include "tests/drivers/umockdev/usb_testbed.hpp"
 
@@ -195,43 +194,8 @@ TEST_F(LibusbWake, StopCloseAndDestructionDoNotWaitForTheCap) {
   EXPECT_LT(ms_since(t0), 10'000.0);  // the cap is 20 s
 }
 
-// PollableWake on its own (no libusb): the fd becomes readable exactly when a sleeper needs it.
-TEST(PollableWake, ANotificationAfterTheTicketSkipsTheSleep) {
-  usb::PollableWake wake;
-  ASSERT_TRUE(wake.valid());
-  const auto ticket = wake.ticket();
-  wake.notify();
-  EXPECT_FALSE(wake.prepare_sleep(ticket, 0));
-}
-
-TEST(PollableWake, ANotificationWhileAsleepMakesTheFdReadableUntilDrained) {
-  usb::PollableWake wake;
-  ASSERT_TRUE(wake.valid());
-  pollfd p{wake.fd(), POLLIN, 0};
-  ASSERT_TRUE(wake.prepare_sleep(wake.ticket(), 0));
-  EXPECT_EQ(poll(&p, 1, 0), 0);  // nothing yet
-  wake.notify();
-  EXPECT_EQ(poll(&p, 1, 10'000), 1);  // at once, not in 10 s
-  wake.end_sleep(true);
-  EXPECT_EQ(poll(&p, 1, 0), 0);  // drained
-  wake.notify();  // awake: no write, the next ticket sees it instead
-  EXPECT_EQ(poll(&p, 1, 0), 0);
-}
-
-TEST(PollableWake, NotifyUnlessDueBySparesASleeperThatLooksBeforeThen) {
-  usb::PollableWake wake;
-  ASSERT_TRUE(wake.valid());
-  const auto ticket = wake.ticket();
-  wake.notify_unless_due_by(3600 * rt::kNsPerSec);  // due time undecided: notifies
-  EXPECT_FALSE(wake.prepare_sleep(ticket, 1000));
-  ASSERT_TRUE(wake.prepare_sleep(wake.ticket(), 1000));
-  pollfd p{wake.fd(), POLLIN, 0};
-  wake.notify_unless_due_by(2000);  // it looks at 1000 anyway
-  EXPECT_EQ(poll(&p, 1, 0), 0);
-  wake.notify_unless_due_by(500);  // cannot wait until 1000
-  EXPECT_EQ(poll(&p, 1, 0), 1);
-  wake.end_sleep(true);
-}
+// PollableWake on its own (no libusb) is tested with the other transport that sleeps on it:
+// tests/drivers/service_wake_test.cpp.
 
 }  // namespace
 }  // namespace sonoflow::drivers
