@@ -13,8 +13,7 @@
 // difference between versions. And:
 //   - queue_to_submit: a block queued every 1 ms (the handler's one-slot queue, then
 //     out_queued()) until the event thread takes it for an OUT transfer (next_out), p50/p99/max.
-// Only the transport's public interface is used, so the same file measures older versions
-// (what they lack, event_passes() and max_out_wait_us, is left out for them).
+// (The polling version it was compared against is measured in bench/RESULTS.md, drivers.)
 // Runs itself under umockdev-wrapper. Compare streaming variants each in its own process
 // (--benchmark_filter): a second umockdev testbed in one process streams worse.
 #include <benchmark/benchmark.h>
@@ -103,29 +102,19 @@ void report(benchmark::State& state, const Sample& a, const Sample& b) {
   state.counters["ioctls_per_s"] = double(b.ioctls - a.ioctls) / s;
 }
 
-// Event thread passes per second where the transport counts them.
-template <class T>
-void report_passes(benchmark::State& state, const T& transport, std::uint64_t before, double s) {
-  if constexpr (requires { transport.event_passes(); })
-    state.counters["passes_per_s"] = double(transport.event_passes() - before) / s;
-}
-template <class T>
-std::uint64_t passes_of(const T& transport) {
-  if constexpr (requires { transport.event_passes(); }) return transport.event_passes();
-  return 0;
+// Event thread passes per second between two samples.
+void report_passes(benchmark::State& state, const usb::LibusbTransport& transport,
+                   std::uint64_t before, double s) {
+  state.counters["passes_per_s"] = double(transport.event_passes() - before) / s;
 }
 
-// Options with max_out_wait_us = `out_wait_us` where the transport has it (< 0: defaults).
-usb::LibusbOptions options_with_out_wait([[maybe_unused]] long out_wait_us) {
-  usb::LibusbOptions options;
-  if constexpr (requires { options.max_out_wait_us; })
-    if (out_wait_us >= 0) options.max_out_wait_us = unsigned(out_wait_us);
-  return options;
-}
-
-std::unique_ptr<usb::LibusbTransport> open_named_transport(benchmark::State& state) {
-  auto transport = usb::LibusbTransport::create({kArrayVid, kArrayPid, ""});
-  if (!transport || transport->open() != usb::TransferStatus::Ok) {
+// The emulated array's transport, its event thread named for ThreadProbe, opened unless
+// `open` is false (the array driver opens it itself).
+std::unique_ptr<usb::LibusbTransport> named_transport(benchmark::State& state,
+                                                      usb::LibusbOptions options = {},
+                                                      bool open = true) {
+  auto transport = usb::LibusbTransport::create({kArrayVid, kArrayPid, ""}, options);
+  if (!transport || (open && transport->open() != usb::TransferStatus::Ok)) {
     state.SkipWithError("cannot open the emulated array");
     return nullptr;
   }
@@ -143,13 +132,13 @@ void BM_Idle(benchmark::State& state) {
   test::UsbTestbed bus;
   bus.plug(1, device);
   {
-    auto transport = open_named_transport(state);
+    auto transport = named_transport(state);
     if (!transport) return;
     const auto probe = ThreadProbe::find(kThreadName);
     if (!probe) return state.SkipWithError("event thread not found");
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
     const Sample a = Sample::of(*probe, bus);
-    const std::uint64_t passes = passes_of(*transport);
+    const std::uint64_t passes = transport->event_passes();
     for (auto _ : state) std::this_thread::sleep_for(std::chrono::seconds(2));
     const Sample b = Sample::of(*probe, bus);
     report(state, a, b);
@@ -167,12 +156,10 @@ void BM_ArrayStream(benchmark::State& state) {
   test::UsbTestbed bus;
   bus.plug(1, device);
   {
-    auto transport =
-        usb::LibusbTransport::create({kArrayVid, kArrayPid, ""}, options_with_out_wait(state.range(0)));
-    if (!transport) return state.SkipWithError("no libusb");
-    rt::RtThreadConfig config;
-    config.name = kThreadName;
-    transport->apply_thread_config(config);
+    usb::LibusbOptions options;
+    if (state.range(0) >= 0) options.max_out_wait_us = unsigned(state.range(0));
+    auto transport = named_transport(state, options, false);
+    if (!transport) return;
     ArrayDriver array(*transport, clock);
     if (array.connect() != DriverError::Ok || array.configure(StreamConfig{}) != DriverError::Ok ||
         array.arm() != DriverError::Ok || array.start_streaming() != DriverError::Ok)
@@ -207,7 +194,7 @@ void BM_ArrayStream(benchmark::State& state) {
     });
     std::this_thread::sleep_for(std::chrono::milliseconds(300));  // the stream settles
     const Sample a = Sample::of(*probe, bus);
-    const std::uint64_t passes = passes_of(*transport);
+    const std::uint64_t passes = transport->event_passes();
     ArrayStatus before{};
     bus.with_lock([&] { before = device.status(); });
     for (auto _ : state) {
@@ -259,7 +246,7 @@ void BM_QueueToSubmit(benchmark::State& state) {
   test::UsbTestbed bus;
   bus.plug(1, device);
   {
-    auto transport = open_named_transport(state);
+    auto transport = named_transport(state);
     if (!transport) return;
     OneSlot slot;
     slot.clock = &clock;

@@ -5,13 +5,6 @@
 namespace sonoflow::drivers::usb {
 namespace {
 constexpr std::size_t kMaxInBuffer = 64 * 1024;
-
-// Declared before a setup call's lock: wakes the service thread once the call has changed the
-// device or the streams and released the lock (so the woken thread does not wait on it).
-struct WakeOnReturn {
-  PollableWake& wake;
-  ~WakeOnReturn() { wake.notify(); }
-};
 }  // namespace
 
 InProcessTransport::InProcessTransport(emulator::UsbDevice& device) : device_(device) {}
@@ -193,10 +186,7 @@ void InProcessTransport::out_queued(std::int64_t plays_at_ns) noexcept {
     wake_.notify();
     return;
   }
-  const std::int64_t now = clock->now_ns();
-  std::int64_t wait = max_out_wait_ns_;
-  if (plays_at_ns != kNoPlayTime) wait = std::min(wait, std::max<std::int64_t>(0, (plays_at_ns - now) / 2));
-  wake_.notify_unless_due_by(now + wait);
+  wake_.notify_unless_due_by(out_block_deadline(clock->now_ns(), plays_at_ns, max_out_wait_ns_));
 }
 
 void InProcessTransport::start_service(rt::Clock& clock, std::int64_t max_sleep_ns,

@@ -50,13 +50,6 @@ void on_pollfd_removed(int, void* self) {
   static_cast<LibusbTransport*>(self)->note_pollfds_changed();
 }
 
-// Declared before a setup call's lock: wakes the event thread once the call has changed the
-// streams and released the lock (so the woken thread does not wait on it).
-struct WakeOnReturn {
-  PollableWake& wake;
-  ~WakeOnReturn() { wake.notify(); }
-};
-
 std::int64_t to_ns(const timeval& tv) noexcept {
   return std::int64_t(tv.tv_sec) * rt::kNsPerSec + std::int64_t(tv.tv_usec) * rt::kNsPerUs;
 }
@@ -201,10 +194,8 @@ void LibusbTransport::note_pollfds_changed() noexcept {
 }
 
 void LibusbTransport::out_queued(std::int64_t plays_at_ns) noexcept {
-  const std::int64_t now = clock_->now_ns();
-  std::int64_t wait = std::int64_t(options_.max_out_wait_us) * rt::kNsPerUs;
-  if (plays_at_ns != kNoPlayTime) wait = std::min(wait, std::max<std::int64_t>(0, (plays_at_ns - now) / 2));
-  wake_.notify_unless_due_by(now + wait);
+  const std::int64_t max_wait_ns = std::int64_t(options_.max_out_wait_us) * rt::kNsPerUs;
+  wake_.notify_unless_due_by(out_block_deadline(clock_->now_ns(), plays_at_ns, max_wait_ns));
 }
 
 void LibusbTransport::note_hotplug(bool arrived, libusb_device* device) noexcept {

@@ -74,4 +74,11 @@ class PollableWake {
   std::atomic<std::int64_t> due_ns_{kUndecided};
 };
 
+// Declared before a setup call's lock: wakes the sleeper once the call has changed what it
+// serves and released the lock (so the woken thread does not wait on it).
+struct WakeOnReturn {
+  PollableWake& wake;
+  ~WakeOnReturn() { wake.notify(); }
+};
+
 }  // namespace sonoflow::drivers::usb

@@ -12,6 +12,7 @@
 // transport. They must not block or allocate: they copy to or from preallocated buffers and
 // rt:: rings. The transport's own thread moves every stream block, so it gets real-time
 // scheduling like the stages it feeds: apply_thread_config().
+#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -24,6 +25,15 @@
 namespace sonoflow::drivers::usb {
 
 inline constexpr std::int64_t kNoPlayTime = std::numeric_limits<std::int64_t>::max();
+
+// When a transport's thread must have taken an OUT block queued at `now_ns`: within `max_wait_ns`,
+// and within half the block's remaining lead when its play time is known (a late block: now).
+inline std::int64_t out_block_deadline(std::int64_t now_ns, std::int64_t plays_at_ns,
+                                       std::int64_t max_wait_ns) noexcept {
+  std::int64_t wait = max_wait_ns;
+  if (plays_at_ns != kNoPlayTime) wait = std::min(wait, std::max<std::int64_t>(0, (plays_at_ns - now_ns) / 2));
+  return now_ns + wait;
+}
 
 // Called on the transport's thread.
 class StreamHandler {
