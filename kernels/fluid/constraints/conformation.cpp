@@ -3,7 +3,7 @@
 namespace sonoflow::fluid {
 
 namespace {
-constexpr std::size_t kSumPlanes = 31;  // cl/conformation.cl PSUM_PLANES
+constexpr std::size_t kSumPlanes = 31;  // cl/conformation_position.cl PSUM_PLANES
 }  // namespace
 
 Expected<std::unique_ptr<ConstraintSet>> Conformation::create(const ClRuntime& rt, DeviceState& s) {

@@ -1,5 +1,5 @@
 #pragma once
-// Conformation constraints with the DC-PBD solver (cl/conformation.cl; thesis ch. 3):
+// Conformation constraints with the DC-PBD solver (cl/conformation*.cl; thesis ch. 3):
 // the velocity phase (linear Jacobi on velocities, then x** = x0 + dt u**), one position sweep
 // per solver iteration staggered with the density sweep, and the conformation update at the
 // end of the substep. Clay reuses the position sweep as its corotational strain-rate viscosity

@@ -1,0 +1,358 @@
+// Conformation constraints, position level of the DC-PBD step (thesis 3.14-3.18); the
+// constraint, its symbols and the helpers both levels share are in conformation.cl.
+
+// ---- position level ----------------------------------------------------------------------------
+
+// The position sweep's multipliers come from two passes: conf_pos_sums reduces i's
+// neighbourhood to a few sums (one neighbour loop), conf_pos_solve turns them into the rotation,
+// the constraint and dlambda, for 8 particles at a time in float8 lanes (the rotation
+// iteration is long and serial per particle; PoCL does not vectorise it across work-items).
+// With p_j = x_j - x_i, p0_j = x0_j - x0_i (i sits at p = 0) and g_j = V_j grad W_ij:
+//   shape matching (3.14)  A = sum p p0^T - N c c0^T   (fluid neighbours)
+//   constraint (3.16)      sum_j A(g_j) (p_j - R p0_j) = Voigt(M + M^T),  M = S - R T,
+//                          S = sum p g^T, T = sum p0 g^T  (fluid neighbours and ghosts)
+// so R is applied to the sums. Per-particle planes (`plane` floats each, a multiple of 8):
+// sums (PSUM_PLANES), the rotation (x, y, z, w) and the multipliers (6).
+#define PSUM_A 0      // 9: A row-major (A_ab = sum p_a p0_b - N c_a c0_b)
+#define PSUM_S 9      // 6: S in Voigt order (symmetric: g is parallel to p)
+#define PSUM_T 15     // 9: T row-major (T_ab = sum p0_a g_b)
+#define PSUM_G2 24    // 3: sum g_x^2, g_y^2, g_z^2 (fluid)
+#define PSUM_G 27     // 3: s_i = sum g (fluid and ghosts)
+#define PSUM_COEF 30  // 1: beta / n_i of constraint i
+#define PSUM_PLANES 31
+
+inline void conf_pos_sums_at(int i, int n, int plane, __global const float4* x,
+                             __global const float4* x0, __global const uint* flags,
+                             __global const uint* nbr, __global const uint* ncount,
+                             __global const uint* gnbr, __global const uint* gcount,
+                             __global const float4* xg, __global const float4* xg0,
+                             __global const float* gvol, __global const float* density, P_CONST P,
+                             __global float2* restrict pair, __global float* restrict sums) {
+  if (flags[i] & FLAG_DEAD) {
+    for (int c = 0; c < PSUM_PLANES; ++c) sums[c * plane + i] = 0.0f;
+    return;
+  }
+  const float3 xi = x[i].xyz;
+  const float3 x0i = x0[i].xyz;
+  const int cnt = (int)min(ncount[i], (uint)P->max_neighbours);
+  // Eight neighbours per step, in 8-lane sums (padding is i itself: p = p0 = 0, and f = 0).
+  float8 px = 0, py = 0, pz = 0, qx = 0, qy = 0, qz = 0;
+  float8 a00 = 0, a01 = 0, a02 = 0, a10 = 0, a11 = 0, a12 = 0, a20 = 0, a21 = 0, a22 = 0;
+  float8 sxx = 0, syy = 0, szz = 0, sxy = 0, sxz = 0, syz = 0;
+  float8 t00 = 0, t01 = 0, t02 = 0, t10 = 0, t11 = 0, t12 = 0, t20 = 0, t21 = 0, t22 = 0;
+  float8 gxx = 0, gyy = 0, gzz = 0, sx = 0, sy = 0, sz = 0;
+  const int padded = padded_count(cnt, P->max_neighbours);
+  for (int k = 0; k < padded; k += NBR_PAD) {
+    const uint8 j = nbr8(nbr, i, k, n, P->max_neighbours);
+    float8 ax, ay, az, bx, by, bz;
+    offsets8(x, j, xi, &ax, &ay, &az);
+    offsets8(x0, j, x0i, &bx, &by, &bz);
+    // grad W_ij = f r_ij = -f p_j
+    const float8 f = live8(k, cnt) * kernel_grad_factor8(ax * ax + ay * ay + az * az, P);
+    const float8 vj = P->mass / fmax(gather8(density, j), 0.5f * P->rest_density);
+    store_pair8(pair, i, k, n, P->max_neighbours, f, vj);
+    const float8 w = -f * vj;
+    const float8 gx = w * ax, gy = w * ay, gz = w * az;
+    px += ax;
+    py += ay;
+    pz += az;
+    qx += bx;
+    qy += by;
+    qz += bz;
+    a00 += ax * bx;
+    a01 += ax * by;
+    a02 += ax * bz;
+    a10 += ay * bx;
+    a11 += ay * by;
+    a12 += ay * bz;
+    a20 += az * bx;
+    a21 += az * by;
+    a22 += az * bz;
+    sxx += ax * gx;
+    syy += ay * gy;
+    szz += az * gz;
+    sxy += ax * gy;
+    sxz += ax * gz;
+    syz += ay * gz;
+    t00 += bx * gx;
+    t01 += bx * gy;
+    t02 += bx * gz;
+    t10 += by * gx;
+    t11 += by * gy;
+    t12 += by * gz;
+    t20 += bz * gx;
+    t21 += bz * gy;
+    t22 += bz * gz;
+    gxx += gx * gx;
+    gyy += gy * gy;
+    gzz += gz * gz;
+    sx += gx;
+    sy += gy;
+    sz += gz;
+  }
+  // Row-major A, S (Voigt), row-major T, sum g^2, sum g: planes PSUM_A .. PSUM_G + 2.
+  float o[PSUM_PLANES - 1] = {
+      hsum8(a00), hsum8(a01), hsum8(a02), hsum8(a10), hsum8(a11), hsum8(a12), hsum8(a20),
+      hsum8(a21), hsum8(a22), hsum8(sxx), hsum8(syy), hsum8(szz), hsum8(sxy), hsum8(sxz),
+      hsum8(syz), hsum8(t00), hsum8(t01), hsum8(t02), hsum8(t10), hsum8(t11), hsum8(t12),
+      hsum8(t20), hsum8(t21), hsum8(t22), hsum8(gxx), hsum8(gyy), hsum8(gzz), hsum8(sx),
+      hsum8(sy), hsum8(sz)};
+  const float cpx = hsum8(px), cpy = hsum8(py), cpz = hsum8(pz);
+  const float cqx = hsum8(qx), cqy = hsum8(qy), cqz = hsum8(qz);
+  // Hand ghosts (viscous coupling only) enter S, T and s like fluid neighbours that take no
+  // correction: p = x_g - x_i, p0 = x0_g - x0_i.
+  const uint gc = P->ghost_viscosity ? min(gcount[i], (uint)P->max_ghost_neighbours) : 0u;
+  for (uint k = 0; k < gc; ++k) {
+    const uint gi = NBR(gnbr, i, k, n, P->max_ghost_neighbours);
+    const float3 p = xg[gi].xyz - xi;
+    const float3 p0 = xg[gi].xyz - coupled_ghost_step(xg[gi].xyz - xg0[gi].xyz, P) - x0i;
+    const float3 g = gvol[gi] * kernel_grad(-p, dot(p, p), P);
+    o[PSUM_S] += p.x * g.x;
+    o[PSUM_S + 1] += p.y * g.y;
+    o[PSUM_S + 2] += p.z * g.z;
+    o[PSUM_S + 3] += p.x * g.y;
+    o[PSUM_S + 4] += p.x * g.z;
+    o[PSUM_S + 5] += p.y * g.z;
+    o[PSUM_T] += p0.x * g.x;
+    o[PSUM_T + 1] += p0.x * g.y;
+    o[PSUM_T + 2] += p0.x * g.z;
+    o[PSUM_T + 3] += p0.y * g.x;
+    o[PSUM_T + 4] += p0.y * g.y;
+    o[PSUM_T + 5] += p0.y * g.z;
+    o[PSUM_T + 6] += p0.z * g.x;
+    o[PSUM_T + 7] += p0.z * g.y;
+    o[PSUM_T + 8] += p0.z * g.z;
+    o[PSUM_G] += g.x;
+    o[PSUM_G + 1] += g.y;
+    o[PSUM_G + 2] += g.z;
+  }
+  // A about the centroid: sum p p0^T - (sum p)(sum p0)^T / N.
+  const float inv = 1.0f / (float)(cnt + 1);
+  const float cp[3] = {cpx, cpy, cpz}, cq[3] = {cqx, cqy, cqz};
+  for (int a = 0; a < 3; ++a)
+    for (int b = 0; b < 3; ++b) o[PSUM_A + 3 * a + b] -= cp[a] * cq[b] * inv;
+  for (int c = 0; c < PSUM_PLANES - 1; ++c) sums[c * plane + i] = o[c];
+  sums[PSUM_COEF * plane + i] = relaxation(cnt, P);
+}
+
+// The kernel conf_pos_sums itself is in hand.cl: its launch also carries the ghosts' reaction to
+// the density sweep before it (defined there).
+
+// One step of the rotation extraction of Mueller et al. 2016 on the unit quaternion q (float8
+// lanes): omega = sum_c r_c x a_c / |sum_c r_c . a_c| over the columns r_c of R(q) and a_c of A;
+// the rotation changes little between sweeps, so the step uses the small-angle quaternion
+// (omega / 2, 1) and renormalises.
+inline void rotation_step(float8* qx, float8* qy, float8* qz, float8* qw, const float8* a) {
+  const float8 x = *qx, y = *qy, z = *qz, w = *qw;
+  const float8 r00 = 1.0f - 2.0f * (y * y + z * z), r01 = 2.0f * (x * y - w * z);
+  const float8 r02 = 2.0f * (x * z + w * y), r10 = 2.0f * (x * y + w * z);
+  const float8 r11 = 1.0f - 2.0f * (x * x + z * z), r12 = 2.0f * (y * z - w * x);
+  const float8 r20 = 2.0f * (x * z - w * y), r21 = 2.0f * (y * z + w * x);
+  const float8 r22 = 1.0f - 2.0f * (x * x + y * y);
+  // a[3 * row + col]
+  const float8 ox = (r10 * a[6] - r20 * a[3]) + (r11 * a[7] - r21 * a[4]) + (r12 * a[8] - r22 * a[5]);
+  const float8 oy = (r20 * a[0] - r00 * a[6]) + (r21 * a[1] - r01 * a[7]) + (r22 * a[2] - r02 * a[8]);
+  const float8 oz = (r00 * a[3] - r10 * a[0]) + (r01 * a[4] - r11 * a[1]) + (r02 * a[5] - r12 * a[2]);
+  const float8 d = r00 * a[0] + r10 * a[3] + r20 * a[6] + r01 * a[1] + r11 * a[4] + r21 * a[7] +
+                   r02 * a[2] + r12 * a[5] + r22 * a[8];
+  const float8 h = 0.5f / (fabs(d) + 1e-20f);
+  const float8 hx = h * ox, hy = h * oy, hz = h * oz;
+  // q = (omega / 2, 1) q
+  const float8 nx = x + w * hx + (hy * z - hz * y);
+  const float8 ny = y + w * hy + (hz * x - hx * z);
+  const float8 nz = z + w * hz + (hx * y - hy * x);
+  const float8 nw = w - (hx * x + hy * y + hz * z);
+  const float8 norm = rsqrt(nx * nx + ny * ny + nz * nz + nw * nw);
+  *qx = nx * norm;
+  *qy = ny * norm;
+  *qz = nz * norm;
+  *qw = nw * norm;
+}
+
+// Component k of the float8 vectors of particles i0 .. i0 + 7 (slots past n read slot n - 1).
+inline float8 component8(__global const float8* v, int i0, int n, int k) {
+  __global const float* f = (__global const float*)v;
+#define AT(l) f[8 * min(i0 + (l), n - 1) + k]
+  return (float8)(AT(0), AT(1), AT(2), AT(3), AT(4), AT(5), AT(6), AT(7));
+#undef AT
+}
+
+// Best-fit rotation R_i (3.14), warm-started from the last sweep's (3 steps of the iteration
+// above), then the constraint and the multiplier step (3.17), stored scaled by the constraint's
+// beta / n_i; work-item w solves particles 8w .. 8w + 7 (lanes past n compute on stale sums and
+// write only padding slots).
+__kernel void conf_pos_solve(int n, int plane, __global const uint* flags,
+                             __global const float* sums, __global const float8* conf, P_CONST P,
+                             __global float* restrict rot, __global float* restrict lambda,
+                             __global float8* restrict dlambda, __global float4* restrict pconst) {
+  const int w = get_global_id(0);
+  const int i0 = 8 * w;
+  if (i0 >= n) return;
+#define LIVE(k) ((i0 + (k) < n && !(flags[min(i0 + (k), n - 1)] & FLAG_DEAD)) ? 1.0f : 0.0f)
+  const float8 live = (float8)(LIVE(0), LIVE(1), LIVE(2), LIVE(3), LIVE(4), LIVE(5), LIVE(6), LIVE(7));
+#undef LIVE
+#define SUM(c) (live * vload8(w, sums + (c) * plane))
+  float8 a[9];
+  for (int k = 0; k < 9; ++k) a[k] = SUM(PSUM_A + k);
+  float8 qx = (float8)(0.0f), qy = (float8)(0.0f), qz = (float8)(0.0f), qw = (float8)(1.0f);
+  if (P->corotation) {
+    qx = vload8(w, rot);
+    qy = vload8(w, rot + plane);
+    qz = vload8(w, rot + 2 * plane);
+    qw = vload8(w, rot + 3 * plane);
+    rotation_step(&qx, &qy, &qz, &qw, a);
+    rotation_step(&qx, &qy, &qz, &qw, a);
+    rotation_step(&qx, &qy, &qz, &qw, a);
+    vstore8(qx, w, rot);
+    vstore8(qy, w, rot + plane);
+    vstore8(qz, w, rot + 2 * plane);
+    vstore8(qw, w, rot + 3 * plane);
+  }
+  const float8 r00 = 1.0f - 2.0f * (qy * qy + qz * qz), r01 = 2.0f * (qx * qy - qw * qz);
+  const float8 r02 = 2.0f * (qx * qz + qw * qy), r10 = 2.0f * (qx * qy + qw * qz);
+  const float8 r11 = 1.0f - 2.0f * (qx * qx + qz * qz), r12 = 2.0f * (qy * qz - qw * qx);
+  const float8 r20 = 2.0f * (qx * qz - qw * qy), r21 = 2.0f * (qy * qz + qw * qx);
+  const float8 r22 = 1.0f - 2.0f * (qx * qx + qy * qy);
+  const float8 t00 = SUM(PSUM_T), t01 = SUM(PSUM_T + 1), t02 = SUM(PSUM_T + 2);
+  const float8 t10 = SUM(PSUM_T + 3), t11 = SUM(PSUM_T + 4), t12 = SUM(PSUM_T + 5);
+  const float8 t20 = SUM(PSUM_T + 6), t21 = SUM(PSUM_T + 7), t22 = SUM(PSUM_T + 8);
+  // M = S - R T, (R T)_ab = sum_c R_ac T_cb; c = Voigt(M + M^T)
+  const float8 rt00 = r00 * t00 + r01 * t10 + r02 * t20, rt01 = r00 * t01 + r01 * t11 + r02 * t21;
+  const float8 rt02 = r00 * t02 + r01 * t12 + r02 * t22, rt10 = r10 * t00 + r11 * t10 + r12 * t20;
+  const float8 rt11 = r10 * t01 + r11 * t11 + r12 * t21, rt12 = r10 * t02 + r11 * t12 + r12 * t22;
+  const float8 rt20 = r20 * t00 + r21 * t10 + r22 * t20, rt21 = r20 * t01 + r21 * t11 + r22 * t21;
+  const float8 rt22 = r20 * t02 + r21 * t12 + r22 * t22;
+  float8 c[6];
+  c[0] = 2.0f * (SUM(PSUM_S) - rt00);
+  c[1] = 2.0f * (SUM(PSUM_S + 1) - rt11);
+  c[2] = 2.0f * (SUM(PSUM_S + 2) - rt22);
+  c[3] = 2.0f * SUM(PSUM_S + 3) - rt01 - rt10;
+  c[4] = 2.0f * SUM(PSUM_S + 4) - rt02 - rt20;
+  c[5] = 2.0f * SUM(PSUM_S + 5) - rt12 - rt21;
+  // diag(J J^T) = diag of the fluid rows + voigt_sym_diag(s)
+  const float8 gx = SUM(PSUM_G), gy = SUM(PSUM_G + 1), gz = SUM(PSUM_G + 2);
+  const float8 hxx = SUM(PSUM_G2) + gx * gx, hyy = SUM(PSUM_G2 + 1) + gy * gy;
+  const float8 hzz = SUM(PSUM_G2 + 2) + gz * gz;
+  const float8 diag[6] = {4.0f * hxx, 4.0f * hyy, 4.0f * hzz, hxx + hyy, hxx + hzz, hyy + hzz};
+  const float8 coef = SUM(PSUM_COEF);  // 0 in unused lanes
+#undef SUM
+  const float at = P->alpha * P->inv_dt * P->inv_dt;
+  // dlambda_k = (-C_k - at lambda_k) / (diag_k + at), C = q0 - I + c; a dead particle gets 0.
+  float8 dl[6];
+  for (int k = 0; k < 6; ++k) {
+    const float8 q0 = component8(conf, i0, n, k) - (k < 3 ? 1.0f : 0.0f);
+    const float8 l = vload8(w, lambda + k * plane);
+    dl[k] = live * (-(q0 + c[k]) - at * l) / (diag[k] + at + 1e-12f);
+    vstore8(l + dl[k], w, lambda + k * plane);
+  }
+  // Back to one float8 ((beta / n_i) dlambda) and one float4 (s_i) per particle.
+#define STORE_LANE(l, s)                                                                   \
+  if (i0 + l < n) {                                                                        \
+    dlambda[i0 + l] = coef.s * (float8)(dl[0].s, dl[1].s, dl[2].s, dl[3].s, dl[4].s, dl[5].s, 0.0f, 0.0f); \
+    pconst[i0 + l] = (float4)(gx.s, gy.s, gz.s, 0.0f);                                     \
+  }
+  STORE_LANE(0, s0)
+  STORE_LANE(1, s1)
+  STORE_LANE(2, s2)
+  STORE_LANE(3, s3)
+  STORE_LANE(4, s4)
+  STORE_LANE(5, s5)
+  STORE_LANE(6, s6)
+  STORE_LANE(7, s7)
+#undef STORE_LANE
+}
+
+// x_i += sum_j (beta / n_j) J~_ji^T dl_j (3.18), dl already scaled, with the pair terms of
+// conf_pos_sums (same positions): -A(s_i)^T dl_i - V_i sum_j A(grad W_ij)^T dl_j, as in
+// conf_vel_apply. Then the walls and their friction.
+inline void conf_pos_apply_at(int i, int n, __global const float4* x, __global float4* x_out,
+                              __global const uint* flags, __global const uint* nbr,
+                              __global const uint* ncount, __global const float2* pair,
+                              __global const float4* pconst, __global const float* density,
+                              __global const float8* dlambda, P_CONST P,
+                              __global float4* contact, __global const float4* anchor,
+                              __global const float4* x0) {
+  if (flags[i] & FLAG_DEAD) {
+    x_out[i] = x[i];
+    return;
+  }
+  const float3 acc = pair_sym_t_sum(i, n, x, nbr, ncount, pair, dlambda, P);
+  const float4 pc = pconst[i];
+  const float3 d = -voigt_sym_t(pc.xyz, dlambda[i]) - particle_volume(density[i], P) * acc;
+  float3 p = x[i].xyz + d;
+  float3 nrm = (float3)(0.0f);
+  float4 wall = contact[i];
+  const float3 before = p;
+  if (project_walls(&p, P, &nrm) > 0.0f) {
+    wall += (float4)(p - before, length(p - before));
+    contact[i] = wall;
+  }
+  p = wall_friction(p, wall, friction_anchor(i, flags, anchor, x0), P);
+  x_out[i] = (float4)(p, 0.0f);
+}
+
+// Reaction of the conformation constraints on the ghosts: ghost g's share of the momentum of
+// constraint i, m V_g A(grad W_ig)^T dl_i with dl_i already scaled by the constraint's
+// relaxation, times `scale` (1/dt for a position sweep, 1 for the velocity phase). Exactly minus
+// what constraint i gives its fluid particles (its Jacobian rows sum to zero).
+inline void ghost_conf_reaction_at(int g, int ng, __global const float4* xg,
+                                   __global const uint* gflags, __global const uint* fnbr,
+                                   __global const uint* fcount, __global const float4* x,
+                                   __global const float* gvol, __global const float8* dlambda,
+                                   float scale, P_CONST P, __global float4* gimpulse) {
+  if (gflags[g] & FLAG_DEAD) return;
+  // Eight fluid particles per step in 8-lane sums (common.cl); entries past the count weigh 0.
+  const float3 xgg = xg[g].xyz;
+  float8 dx = 0.0f, dy = 0.0f, dz = 0.0f;
+  const int cnt = (int)min(fcount[g], (uint)P->max_neighbours);
+  for (int k = 0; k < cnt; k += NBR_PAD) {
+    const uint8 i = nbr8_unpadded(fnbr, g, k, cnt, ng, P->max_neighbours);
+    float8 rx, ry, rz, ax, ay, az;
+    offsets8(x, i, xgg, &rx, &ry, &rz);  // r = x_i - x_g
+    const float8 f = live8(k, cnt) * kernel_grad_factor8(rx * rx + ry * ry + rz * rz, P);
+    voigt_sym_t8(f * rx, f * ry, f * rz, dlambda, i, &ax, &ay, &az);
+    dx += ax;
+    dy += ay;
+    dz += az;
+  }
+  const float3 d = (float3)(hsum8(dx), hsum8(dy), hsum8(dz));
+  gimpulse[g] += (float4)(P->mass * scale * gvol[g] * d, 0.0f);
+}
+
+__kernel void ghost_conf_reaction(int ng, __global const float4* xg, __global const uint* gflags,
+                                  __global const uint* fnbr, __global const uint* fcount,
+                                  __global const float4* x, __global const float* gvol,
+                                  __global const float8* dlambda, float scale, P_CONST P,
+                                  __global float4* gimpulse) {
+  const int g = get_global_id(0);
+  if (g >= ng) return;
+  ghost_conf_reaction_at(g, ng, xg, gflags, fnbr, fcount, x, gvol, dlambda, scale, P, gimpulse);
+}
+
+// A position sweep's apply and, with the no-slip hand, the ghosts' reaction to it in one launch:
+// both only read the multipliers conf_pos_solve wrote and the positions the sweep started from,
+// so they need no barrier between them (a launch less per sweep; on the CPU every launch is a
+// barrier that waits for its slowest work-group). Items [0, fluid_items) are the particles
+// (fluid_items is n rounded up to the work-group size, so no work-group mixes the two), the
+// next ng the ghosts (ng = 0: no reaction).
+__kernel void conf_pos_apply(int n, int fluid_items, __global const float4* x,
+                             __global float4* x_out, __global const uint* flags,
+                             __global const uint* nbr, __global const uint* ncount,
+                             __global const float2* pair, __global const float4* pconst,
+                             __global const float* density, __global const float8* dlambda,
+                             P_CONST P, __global float4* contact,
+                             __global const float4* anchor, __global const float4* x0,
+                             int ng, __global const float4* xg, __global const uint* gflags,
+                             __global const uint* fnbr, __global const uint* fcount,
+                             __global const float* gvol, float scale,
+                             __global float4* gimpulse){
+  const int k = get_global_id(0);
+  if (k < fluid_items) {
+    if (k < n)
+      conf_pos_apply_at(k, n, x, x_out, flags, nbr, ncount, pair, pconst, density, dlambda, P,
+                        contact, anchor, x0);
+  } else if (k - fluid_items < ng) {
+    ghost_conf_reaction_at(k - fluid_items, ng, xg, gflags, fnbr, fcount, x, gvol, dlambda, scale,
+                           P, gimpulse);
+  }
+}

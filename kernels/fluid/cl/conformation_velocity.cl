@@ -1,0 +1,311 @@
+// Conformation constraints, velocity level of the DC-PBD step (thesis 3.10-3.13); the
+// constraint, its symbols and the helpers both levels share are in conformation.cl.
+
+// ---- velocity level ----------------------------------------------------------------------------
+//
+// The velocity-level Jacobians are constant over the velocity phase (3.13: positions and
+// densities do not change in it), so the phase starts with two set-up passes and then every
+// sweep only gathers the neighbours' velocities or multipliers:
+//   conf_vel_begin   density (for V_j = m / rho_j) and the best-fit spin of each neighbourhood
+//   conf_vel_setup   per pair (f_ij, V_j) into `pair` (grad W_ij = f_ij (x_i - x_j)); per
+//                    particle the constant parts of
+//                    C_i and of diag(J_i J_i^T) into `vconst`
+//   conf_vel_lambda  dlambda_i (3.11)                } x velocity_iterations
+//   conf_vel_apply   u_k += sum_i (beta / n_i) J_ik^T dl_i (3.12) }
+// Both sweep kernels can mix their result with the iterate before last (Chebyshev
+// semi-iterative acceleration, Wang 2015): y_k+1 = w (y_jacobi - y_k-1) + y_k-1, with the
+// weights w of the host (w = 1 in the first sweep: plain Jacobi, history only). `chebyshev` = 0
+// keeps no history at all. Spray - particles with less than 40 % of a full neighbourhood - keeps
+// plain Jacobi: mixing its iterates too diverged after violent impacts (a honey block thrown at
+// 10 m/s against a wall stayed at the speed clamp), while a resting body's surface particles
+// still mix (without them a small viscous cube slumps).
+// With the hand coupled (viscous coupling), the last conf_vel_lambda also writes
+// (beta dt / n_i) lambda_i for the ghosts' reaction: the Jacobians are constant and the
+// multipliers start at zero, so one ghost_conf_reaction on the final multipliers is the share of
+// all sweeps, Chebyshev mixing included (velocities and multipliers mix with the same weights,
+// so u = u0 + sum_i (beta dt / n_i) J_i^T lambda_i holds through the sweeps wherever a
+// constraint and the particles it moves mix alike; the raw steps dlambda would miss the mixing:
+// the no-slip hand then felt 0.2 % less than the block gained).
+//
+// vconst layout (float16): s0..s5 K_i, the spin part of C_i / dt (below); s6..sb dt^2 diag of
+// J_i J_i^T; sc..se s_i = sum_j V_j grad W_ij (+ ghosts); sf beta dt / n_i.
+
+
+// Density (fluid, ghosts, walls) and the best-fit angular velocity of i's fluid neighbourhood
+// at the start of the velocity phase: omega = I^-1 sum_j p_j x (u_j - u_mean), p_j = x_j -
+// centroid. The velocity-level constraint measures the strain rate relative to this rigid spin
+// (corotation at the velocity level, so a rigidly rotating neighbourhood has no strain rate
+// even where the SPH gradient is deficient). One neighbour pass: the sums are taken in
+// coordinates q = x_j - x_i and shifted to the centroid afterwards.
+__kernel void conf_vel_begin(int n, __global const float4* x, __global const float4* v,
+                             __global const uint* flags, __global const uint* nbr,
+                             __global const uint* ncount, __global const uint* gnbr,
+                             __global const uint* gcount, __global const float4* xg,
+                             __global const float* gvol, P_CONST P, __global float* density,
+                             __global float4* spin) {
+  const int i = get_global_id(0);
+  if (i >= n) return;
+  if (flags[i] & FLAG_DEAD) {
+    spin[i] = (float4)(0.0f);
+    return;
+  }
+  const float3 xi = x[i].xyz;
+  const float3 ui = v[i].xyz;
+  // Eight neighbours per step in 8-lane sums (common.cl nbr8/offsets8); padding has q = 0 and
+  // counts with weight 0.
+  float8 w8 = 0, qx8 = 0, qy8 = 0, qz8 = 0, vx8 = 0, vy8 = 0, vz8 = 0, lx8 = 0, ly8 = 0, lz8 = 0;
+  float8 sxx8 = 0, syy8 = 0, szz8 = 0, sxy8 = 0, sxz8 = 0, syz8 = 0;
+  const int cnt = (int)min(ncount[i], (uint)P->max_neighbours);
+  const int padded = padded_count(cnt, P->max_neighbours);
+  for (int k = 0; k < padded; k += NBR_PAD) {
+    const uint8 j = nbr8(nbr, i, k, n, P->max_neighbours);
+    const float8 live = live8(k, cnt);
+    float8 ax, ay, az, bx, by, bz;
+    offsets8(x, j, xi, &ax, &ay, &az);
+    rows8(v, j, &bx, &by, &bz);
+    bx *= live;
+    by *= live;
+    bz *= live;
+    w8 += live * kernel_w8(ax * ax + ay * ay + az * az, P);
+    qx8 += ax;
+    qy8 += ay;
+    qz8 += az;
+    vx8 += bx;
+    vy8 += by;
+    vz8 += bz;
+    lx8 += ay * bz - az * by;
+    ly8 += az * bx - ax * bz;
+    lz8 += ax * by - ay * bx;
+    sxx8 += ax * ax;
+    syy8 += ay * ay;
+    szz8 += az * az;
+    sxy8 += ax * ay;
+    sxz8 += ax * az;
+    syz8 += ay * az;
+  }
+  const float sum_w = P->w_zero + hsum8(w8);
+  const float qx = hsum8(qx8), qy = hsum8(qy8), qz = hsum8(qz8);
+  const float vx = hsum8(vx8), vy = hsum8(vy8), vz = hsum8(vz8);
+  const float lx = hsum8(lx8), ly = hsum8(ly8), lz = hsum8(lz8);
+  const float sxx = hsum8(sxx8), syy = hsum8(syy8), szz = hsum8(szz8);
+  const float sxy = hsum8(sxy8), sxz = hsum8(sxz8), syz = hsum8(syz8);
+  float volume = P->rest_volume * sum_w;
+  const uint gc = min(gcount[i], (uint)P->max_ghost_neighbours);
+  for (uint k = 0; k < gc; ++k) {
+    const uint g = NBR(gnbr, i, k, n, P->max_ghost_neighbours);
+    const float3 r = xi - xg[g].xyz;
+    volume += gvol[g] * kernel_w(dot(r, r), P);
+  }
+  float3 unused = (float3)(0.0f);
+  wall_volume(xi, P, &volume, &unused);
+  density[i] = volume * P->rest_density;
+  if (!P->corotation) {
+    spin[i] = (float4)(0.0f);
+    return;
+  }
+  // Centroid c and mean velocity um of i and its neighbours (i sits at q = 0).
+  const float count = (float)(cnt + 1);
+  const float3 c = (float3)(qx, qy, qz) / count;
+  const float3 um = (ui + (float3)(vx, vy, vz)) / count;
+  // Angular momentum and inertia about the centroid: sum p x (u - um) = sum q x u - N c x um,
+  // sum p p^T = sum q q^T - N c c^T.
+  const float3 l = (float3)(lx, ly, lz) - count * cross(c, um);
+  const float pxx = sxx - count * c.x * c.x, pyy = syy - count * c.y * c.y, pzz = szz - count * c.z * c.z;
+  const float pxy = sxy - count * c.x * c.y, pxz = sxz - count * c.x * c.z, pyz = syz - count * c.y * c.z;
+  float ixx = pyy + pzz, iyy = pxx + pzz, izz = pxx + pyy;
+  const float ixy = -pxy, ixz = -pxz, iyz = -pyz;
+  const float reg = 1e-4f * (ixx + iyy + izz) + 1e-20f;  // keeps a flat or tiny cloud solvable
+  ixx += reg;
+  iyy += reg;
+  izz += reg;
+  // omega = I^-1 l by the adjugate.
+  const float a00 = iyy * izz - iyz * iyz, a01 = ixz * iyz - ixy * izz, a02 = ixy * iyz - ixz * iyy;
+  const float a11 = ixx * izz - ixz * ixz, a12 = ixy * ixz - ixx * iyz, a22 = ixx * iyy - ixy * ixy;
+  const float det = ixx * a00 + ixy * a01 + ixz * a02;
+  float3 w = (float3)(a00 * l.x + a01 * l.y + a02 * l.z, a01 * l.x + a11 * l.y + a12 * l.z,
+                      a02 * l.x + a12 * l.y + a22 * l.z) / det;
+  if (any(isnan(w)) || any(isinf(w))) w = (float3)(0.0f);
+  spin[i] = (float4)(w, 0.0f);
+}
+
+inline bool chebyshev_mixes(int i, __global const uint* ncount, float omega, P_CONST P) {
+  return omega != 1.0f && (float)ncount[i] >= 0.4f * P->rest_neighbours;
+}
+
+// With u_ji taken relative to the rigid spin (u_j - u_i + w_i x r_ij, r_ij = x_i - x_j) and
+// g_ij = V_j grad W_ij, the sum in C_i splits into a part that changes every sweep and parts
+// that do not:
+//   sum_j A(g_ij) u_ji = sum_j A(g_ij) u_j - A(s_i) u_i + K_i,   K_i = sum_j A(g_ij) (w_i x r_ij)
+// Hand ghosts (viscous coupling only) are kinematic: their whole term goes into K_i.
+__kernel void conf_vel_setup(int n, __global const float4* x, __global const uint* flags,
+                             __global const uint* nbr, __global const uint* ncount,
+                             __global const uint* gnbr, __global const uint* gcount,
+                             __global const float4* xg, __global const float4* vg,
+                             __global const float* gvol, __global const float* density,
+                             __global const float4* spin, P_CONST P,
+                             __global float2* restrict pair, __global float16* restrict vconst) {
+  const int i = get_global_id(0);
+  if (i >= n) return;
+  if (flags[i] & FLAG_DEAD) {
+    vconst[i] = (float16)(0.0f);
+    return;
+  }
+  const float3 xi = x[i].xyz;
+  const float3 wi = spin[i].xyz;
+  // Eight neighbours per step in 8-lane sums (common.cl nbr8/offsets8); padding has f = 0.
+  float8 k08 = 0, k18 = 0, k28 = 0, k38 = 0, k48 = 0, k58 = 0;
+  float8 gxx8 = 0, gyy8 = 0, gzz8 = 0, sx8 = 0, sy8 = 0, sz8 = 0;
+  const int cnt = (int)min(ncount[i], (uint)P->max_neighbours);
+  const int padded = padded_count(cnt, P->max_neighbours);
+  for (int k = 0; k < padded; k += NBR_PAD) {
+    const uint8 j = nbr8(nbr, i, k, n, P->max_neighbours);
+    float8 rx, ry, rz;
+    offsets8(x, j, xi, &rx, &ry, &rz);
+    rx = -rx;  // r_ij = x_i - x_j
+    ry = -ry;
+    rz = -rz;
+    const float8 f = live8(k, cnt) * kernel_grad_factor8(rx * rx + ry * ry + rz * rz, P);
+    const float8 vj = P->mass / fmax(gather8(density, j), 0.5f * P->rest_density);
+    store_pair8(pair, i, k, n, P->max_neighbours, f, vj);
+    const float8 gx = vj * f * rx, gy = vj * f * ry, gz = vj * f * rz;
+    // t = w x r
+    const float8 tx = wi.y * rz - wi.z * ry, ty = wi.z * rx - wi.x * rz, tz = wi.x * ry - wi.y * rx;
+    k08 += 2.0f * gx * tx;
+    k18 += 2.0f * gy * ty;
+    k28 += 2.0f * gz * tz;
+    k38 += gy * tx + gx * ty;
+    k48 += gz * tx + gx * tz;
+    k58 += gz * ty + gy * tz;
+    gxx8 += gx * gx;
+    gyy8 += gy * gy;
+    gzz8 += gz * gz;
+    sx8 += gx;
+    sy8 += gy;
+    sz8 += gz;
+  }
+  const float gxx = hsum8(gxx8), gyy = hsum8(gyy8), gzz = hsum8(gzz8);
+  const float sx = hsum8(sx8), sy = hsum8(sy8), sz = hsum8(sz8);
+  float8 kc = (float8)(hsum8(k08), hsum8(k18), hsum8(k28), hsum8(k38), hsum8(k48), hsum8(k58), 0.0f, 0.0f);
+  float3 s = (float3)(sx, sy, sz);
+  const uint gc = P->ghost_viscosity ? min(gcount[i], (uint)P->max_ghost_neighbours) : 0u;
+  for (uint k = 0; k < gc; ++k) {
+    const uint gi = NBR(gnbr, i, k, n, P->max_ghost_neighbours);
+    const float3 r = xi - xg[gi].xyz;
+    const float3 g = gvol[gi] * kernel_grad(r, dot(r, r), P);
+    kc += voigt_sym(coupled_ghost_velocity(vg[gi].xyz, P) + cross(wi, r), g);
+    s += g;
+  }
+  const float dt2 = P->dt * P->dt;
+  const float8 diag = dt2 * ((float8)(4.0f * gxx, 4.0f * gyy, 4.0f * gzz, gxx + gyy, gxx + gzz,
+                                      gyy + gzz, 0.0f, 0.0f) + voigt_sym_diag(s));
+  vconst[i] = (float16)(kc.s0123, kc.s45, diag.s01, diag.s2345, s, P->dt * relaxation(cnt, P));
+}
+
+// C_i(u) = q0_i - I + dt (sum_j A(g_ij) u_j - A(s_i) u_i + K_i) and its multiplier step (3.11);
+// dlambda_i is stored already scaled by the constraint's relaxation beta dt / n_i.
+// The neighbour loop works on whole vectors (one load per neighbour, no gathers): it sums the
+// outer product M = sum_j u_j g_ij^T by rows, and A(g) u is read off M afterwards.
+__kernel void conf_vel_lambda(int n, __global const float4* x, __global const float4* v,
+                              __global const uint* flags, __global const float8* conf,
+                              __global const uint* nbr, __global const uint* ncount,
+                              __global const float2* pair,
+                              __global const float16* vconst, P_CONST P,
+                              __global float8* lambda, __global float8* dlambda,
+                              __global float8* lambda_prev, int chebyshev, float omega,
+                              __global float8* reaction, int write_reaction) {
+  const int i = get_global_id(0);
+  if (i >= n) return;
+  if (flags[i] & FLAG_DEAD) {
+    dlambda[i] = (float8)(0.0f);
+    if (write_reaction) reaction[i] = (float8)(0.0f);
+    return;
+  }
+  // Two sets of sums halve the dependency chains; padded entries have zero pair terms.
+  float4 mx = (float4)(0.0f), my = (float4)(0.0f), mz = (float4)(0.0f);
+  float4 nx = (float4)(0.0f), ny = (float4)(0.0f), nz = (float4)(0.0f);
+  const int cnt = padded_count((int)min(ncount[i], (uint)P->max_neighbours), P->max_neighbours);
+  const float4 xi = x[i];
+  int k = 0;
+  for (; k + 1 < cnt; k += 2) {
+    const uint ja = NBR(nbr, i, k, n, P->max_neighbours), jb = NBR(nbr, i, k + 1, n, P->max_neighbours);
+    const float2 pa = NBR(pair, i, k, n, P->max_neighbours), pb = NBR(pair, i, k + 1, n, P->max_neighbours);
+    // g_ij u_j^T = (x_i - x_j) (f V_j u_j)^T
+    const float4 ra = xi - x[ja], rb = xi - x[jb];
+    const float4 ua = (pa.x * pa.y) * v[ja], ub = (pb.x * pb.y) * v[jb];
+    mx += ra.x * ua;
+    my += ra.y * ua;
+    mz += ra.z * ua;
+    nx += rb.x * ub;
+    ny += rb.y * ub;
+    nz += rb.z * ub;
+  }
+  if (k < cnt) {
+    const uint ja = NBR(nbr, i, k, n, P->max_neighbours);
+    const float2 pa = NBR(pair, i, k, n, P->max_neighbours);
+    const float4 ra = xi - x[ja];
+    const float4 ua = (pa.x * pa.y) * v[ja];
+    mx += ra.x * ua;
+    my += ra.y * ua;
+    mz += ra.z * ua;
+  }
+  mx += nx;
+  my += ny;
+  mz += nz;
+  // (u g^T)_ab = u_a g_b: row b of the sums holds g_b u.
+  const float8 c_nbr = (float8)(2.0f * mx.x, 2.0f * my.y, 2.0f * mz.z, my.x + mx.y, mz.x + mx.z,
+                                mz.y + my.z, 0.0f, 0.0f);
+  const float16 vc = vconst[i];
+  const float8 kc = (float8)(vc.s0123, vc.s45, 0.0f, 0.0f);
+  const float8 diag = (float8)(vc.s6789, vc.sab, 0.0f, 0.0f);
+  const float8 c = conf[i] - voigt_identity() + P->dt * (c_nbr - voigt_sym(v[i].xyz, vc.scde) + kc);
+  const float at = P->alpha / P->dt;
+  const float8 l = lambda[i];
+  float8 dl = (-c - at * l) / (diag + at + 1e-12f);
+  dl.s67 = (float2)(0.0f);
+  float8 next = l + dl;
+  if (chebyshev) {  // the multipliers enter the next sweep through the compliance term
+    if (chebyshev_mixes(i, ncount, omega, P)) next = omega * (next - lambda_prev[i]) + lambda_prev[i];
+    lambda_prev[i] = l;
+  }
+  lambda[i] = next;
+  dlambda[i] = vc.sf * dl;
+  if (write_reaction) reaction[i] = vc.sf * next;
+}
+
+// u_i += sum_j (beta / n_j) J_ji^T dl_j (3.12), the steps dl already scaled by their
+// constraint's beta dt / n. With g_ij = V_j grad W_ij the sum is
+//   -A(s_i)^T dl_i - V_i sum_j A(grad W_ij)^T dl_j
+// (fluid neighbours contribute to both terms, ghosts only to the first).
+__kernel void conf_vel_apply(int n, __global const float4* x, __global const float4* x0,
+                             __global const float4* v, __global float4* v_out,
+                             __global const uint* flags, __global const uint* nbr,
+                             __global const uint* ncount, __global const float2* pair,
+                             __global const float16* vconst,
+                             __global const float* density, __global const float8* dlambda,
+                             P_CONST P, __global float4* v_prev, int chebyshev, float omega) {
+  const int i = get_global_id(0);
+  if (i >= n) return;
+  if (flags[i] & FLAG_DEAD) {
+    v_out[i] = v[i];
+    return;
+  }
+  const float3 acc = pair_sym_t_sum(i, n, x, nbr, ncount, pair, dlambda, P);
+  const float16 vc = vconst[i];
+  const float3 d = -voigt_sym_t(vc.scde, dlambda[i]) - particle_volume(density[i], P) * acc;
+  const float3 u = v[i].xyz + d;
+  float4 next = (float4)(wall_velocity(x0[i].xyz + P->dt * u, u, P), 0.0f);
+  if (chebyshev) {  // the same weights as the multipliers
+    if (chebyshev_mixes(i, ncount, omega, P)) next = omega * (next - v_prev[i]) + v_prev[i];
+    v_prev[i] = v[i];
+  }
+  v_out[i] = next;
+}
+
+// x** = x* + dt (u** - u*) = x0 + dt u**.
+__kernel void conf_vel_finish(int n, __global float4* x, __global const float4* x0,
+                              __global const float4* v, __global const uint* flags, P_CONST P) {
+  const int i = get_global_id(0);
+  if (i >= n) return;
+  if (flags[i] & FLAG_DEAD) return;
+  x[i] = (float4)(x0[i].xyz + P->dt * v[i].xyz, 0.0f);
+}
