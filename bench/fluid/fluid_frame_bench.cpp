@@ -14,11 +14,14 @@
 // per frame (all device threads; robust to other load on the machine), particle-sweeps per
 // second (particles x substeps x sweeps / wall time), and what the hand feels: the mean force
 // of the fluid on it (N). Set SONOFLOW_FLUID_PROFILE=1 to print the device time per kernel and
-// what the frame spends outside the kernels per launch (kernels_opencl_launch_bench: what a launch costs).
+// what the frame spends outside the kernels per launch (kernels_opencl_launch_bench: what a launch costs),
+// and a fingerprint of the final state (ids, positions, velocities by id): equal fingerprints from
+// two builds mean a kernel change left the simulation bit-identical.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdint>
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -36,6 +39,21 @@ using namespace sonoflow;
 using namespace sonoflow::fluid;
 
 using bench::percentile;
+
+// FNV-1a over the bytes of the particles' ids, positions and velocities (read back by id).
+std::uint32_t state_fingerprint(FluidEngine& e) {
+  ParticleSnapshot s;
+  e.read_particles(s);
+  std::uint32_t h = 2166136261u;
+  const auto mix = [&h](const void* p, std::size_t bytes) {
+    const auto* b = static_cast<const unsigned char*>(p);
+    for (std::size_t k = 0; k < bytes; ++k) h = (h ^ b[k]) * 16777619u;
+  };
+  mix(s.id.data(), s.id.size() * sizeof(s.id[0]));
+  mix(s.position.data(), s.position.size() * sizeof(s.position[0]));
+  mix(s.velocity.data(), s.velocity.size() * sizeof(s.velocity[0]));
+  return h;
+}
 
 void frames(benchmark::State& state, bool viscoelastic, int substeps = 0, int velocity_sweeps = -1,
             bool no_slip = true) {
@@ -82,6 +100,7 @@ void frames(benchmark::State& state, bool viscoelastic, int substeps = 0, int ve
   if (c.profile) {
     bench::print_kernel_profile(e.kernel_profile(), viscoelastic ? "honey" : "water", st.particles, st.ghosts,
                                 wall_ms);
+    std::printf("  state fingerprint %08x\n", static_cast<unsigned>(state_fingerprint(e)));
   }
 }
 
