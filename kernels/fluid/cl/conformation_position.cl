@@ -21,6 +21,28 @@
 #define PSUM_COEF 30  // 1: beta / n_i of constraint i
 #define PSUM_PLANES 31
 
+// Lanes 0-7 (0-5) of v to planes c .. c + 7 (c + 5) of particle i.
+inline void store_planes8(__global float* sums, int plane, int i, int c, float8 v) {
+  __global float* p = sums + c * plane + i;
+  p[0] = v.s0;
+  p[plane] = v.s1;
+  p[2 * plane] = v.s2;
+  p[3 * plane] = v.s3;
+  p[4 * plane] = v.s4;
+  p[5 * plane] = v.s5;
+  p[6 * plane] = v.s6;
+  p[7 * plane] = v.s7;
+}
+inline void store_planes6(__global float* sums, int plane, int i, int c, float8 v) {
+  __global float* p = sums + c * plane + i;
+  p[0] = v.s0;
+  p[plane] = v.s1;
+  p[2 * plane] = v.s2;
+  p[3 * plane] = v.s3;
+  p[4 * plane] = v.s4;
+  p[5 * plane] = v.s5;
+}
+
 inline void conf_pos_sums_at(int i, int n, int plane, __global const float4* x,
                              __global const float4* x0, __global const uint* flags,
                              __global const uint* nbr, __global const uint* ncount,
@@ -90,48 +112,74 @@ inline void conf_pos_sums_at(int i, int n, int plane, __global const float4* x,
     sy += gy;
     sz += gz;
   }
-  // Row-major A, S (Voigt), row-major T, sum g^2, sum g: planes PSUM_A .. PSUM_G + 2.
-  float o[PSUM_PLANES - 1] = {
-      hsum8(a00), hsum8(a01), hsum8(a02), hsum8(a10), hsum8(a11), hsum8(a12), hsum8(a20),
-      hsum8(a21), hsum8(a22), hsum8(sxx), hsum8(syy), hsum8(szz), hsum8(sxy), hsum8(sxz),
-      hsum8(syz), hsum8(t00), hsum8(t01), hsum8(t02), hsum8(t10), hsum8(t11), hsum8(t12),
-      hsum8(t20), hsum8(t21), hsum8(t22), hsum8(gxx), hsum8(gyy), hsum8(gzz), hsum8(sx),
-      hsum8(sy), hsum8(sz)};
-  const float cpx = hsum8(px), cpy = hsum8(py), cpz = hsum8(pz);
-  const float cqx = hsum8(qx), cqy = hsum8(qy), cqz = hsum8(qz);
+  // The lane sums, eight planes per vector: r0 = A_00 .. A_21, r1 = A_22, S, T_00,
+  // r2 = T_01 .. T_22, r3 = G2, s, then sum p_x, p_y; r4 = sum p_z, sum p0. (Summed one by one
+  // and stored from a local array, the sums had taken a fifth of this kernel's instructions.)
+  float8 r0 = hsum8x8(a00, a01, a02, a10, a11, a12, a20, a21);
+  float8 r1 = hsum8x8(a22, sxx, syy, szz, sxy, sxz, syz, t00);
+  float8 r2 = hsum8x8(t01, t02, t10, t11, t12, t20, t21, t22);
+  float8 r3 = hsum8x8(gxx, gyy, gzz, sx, sy, sz, px, py);
+  const float8 zero = (float8)(0.0f);
+  const float8 r4 = hsum8x8(pz, qx, qy, qz, zero, zero, zero, zero);
   // Hand ghosts (viscous coupling only) enter S, T and s like fluid neighbours that take no
-  // correction: p = x_g - x_i, p0 = x0_g - x0_i.
-  const uint gc = P->ghost_viscosity ? min(gcount[i], (uint)P->max_ghost_neighbours) : 0u;
-  for (uint k = 0; k < gc; ++k) {
-    const uint gi = NBR(gnbr, i, k, n, P->max_ghost_neighbours);
-    const float3 p = xg[gi].xyz - xi;
-    const float3 p0 = xg[gi].xyz - coupled_ghost_step(xg[gi].xyz - xg0[gi].xyz, P) - x0i;
-    const float3 g = gvol[gi] * kernel_grad(-p, dot(p, p), P);
-    o[PSUM_S] += p.x * g.x;
-    o[PSUM_S + 1] += p.y * g.y;
-    o[PSUM_S + 2] += p.z * g.z;
-    o[PSUM_S + 3] += p.x * g.y;
-    o[PSUM_S + 4] += p.x * g.z;
-    o[PSUM_S + 5] += p.y * g.z;
-    o[PSUM_T] += p0.x * g.x;
-    o[PSUM_T + 1] += p0.x * g.y;
-    o[PSUM_T + 2] += p0.x * g.z;
-    o[PSUM_T + 3] += p0.y * g.x;
-    o[PSUM_T + 4] += p0.y * g.y;
-    o[PSUM_T + 5] += p0.y * g.z;
-    o[PSUM_T + 6] += p0.z * g.x;
-    o[PSUM_T + 7] += p0.z * g.y;
-    o[PSUM_T + 8] += p0.z * g.z;
-    o[PSUM_G] += g.x;
-    o[PSUM_G + 1] += g.y;
-    o[PSUM_G + 2] += g.z;
+  // correction: p = x_g - x_i, p0 = x0_g - x0_i with x0_g the ghost's coupled start. Eight list
+  // entries per step as above (the list is not padded: entries past the count weigh 0); one
+  // entry per step ran scalar, its square roots and divisions in series (11 % of this kernel
+  // with the no-slip hand at 5,000 particles).
+  const int gc = P->ghost_viscosity ? (int)min(gcount[i], (uint)P->max_ghost_neighbours) : 0;
+  if (gc > 0) {
+    float8 hxx = 0, hyy = 0, hzz = 0, hxy = 0, hxz = 0, hyz = 0;
+    float8 u00 = 0, u01 = 0, u02 = 0, u10 = 0, u11 = 0, u12 = 0, u20 = 0, u21 = 0, u22 = 0;
+    float8 ux = 0, uy = 0, uz = 0;
+    const float lim = 0.5f * P->h;
+    for (int k = 0; k < gc; k += NBR_PAD) {
+      const uint8 g = nbr8_unpadded(gnbr, i, k, gc, n, P->max_ghost_neighbours);
+      float8 ex, ey, ez, ox, oy, oz;
+      rows8(xg, g, &ex, &ey, &ez);
+      rows8(xg0, g, &ox, &oy, &oz);
+      // The ghost's step this substep, capped at half a kernel radius (coupled_ghost_step).
+      const float8 dx = ex - ox, dy = ey - oy, dz = ez - oz;
+      const float8 len = sqrt(dx * dx + dy * dy + dz * dz);
+      const float8 cap = select((float8)(1.0f), lim / len, len > lim);
+      const float8 ax = ex - xi.x, ay = ey - xi.y, az = ez - xi.z;
+      const float8 bx = ex - dx * cap - x0i.x, by = ey - dy * cap - x0i.y, bz = ez - dz * cap - x0i.z;
+      // g = V_g grad W(x_i - x_g) = -V_g f p
+      const float8 w = -(live8(k, gc) * gather8(gvol, g) *
+                         kernel_grad_factor8(ax * ax + ay * ay + az * az, P));
+      const float8 gx = w * ax, gy = w * ay, gz = w * az;
+      hxx += ax * gx;
+      hyy += ay * gy;
+      hzz += az * gz;
+      hxy += ax * gy;
+      hxz += ax * gz;
+      hyz += ay * gz;
+      u00 += bx * gx;
+      u01 += bx * gy;
+      u02 += bx * gz;
+      u10 += by * gx;
+      u11 += by * gy;
+      u12 += by * gz;
+      u20 += bz * gx;
+      u21 += bz * gy;
+      u22 += bz * gz;
+      ux += gx;
+      uy += gy;
+      uz += gz;
+    }
+    r1 += hsum8x8(zero, hxx, hyy, hzz, hxy, hxz, hyz, u00);
+    r2 += hsum8x8(u01, u02, u10, u11, u12, u20, u21, u22);
+    r3 += (float8)(0.0f, 0.0f, 0.0f, hsum8(ux), hsum8(uy), hsum8(uz), 0.0f, 0.0f);
   }
   // A about the centroid: sum p p0^T - (sum p)(sum p0)^T / N.
   const float inv = 1.0f / (float)(cnt + 1);
-  const float cp[3] = {cpx, cpy, cpz}, cq[3] = {cqx, cqy, cqz};
-  for (int a = 0; a < 3; ++a)
-    for (int b = 0; b < 3; ++b) o[PSUM_A + 3 * a + b] -= cp[a] * cq[b] * inv;
-  for (int c = 0; c < PSUM_PLANES - 1; ++c) sums[c * plane + i] = o[c];
+  const float cpx = r3.s6, cpy = r3.s7, cpz = r4.s0, cqx = r4.s1, cqy = r4.s2, cqz = r4.s3;
+  r0 -= (float8)(cpx, cpx, cpx, cpy, cpy, cpy, cpz, cpz) *
+        (float8)(cqx, cqy, cqz, cqx, cqy, cqz, cqx, cqy) * inv;
+  r1.s0 -= cpz * cqz * inv;
+  store_planes8(sums, plane, i, PSUM_A, r0);
+  store_planes8(sums, plane, i, PSUM_A + 8, r1);
+  store_planes8(sums, plane, i, PSUM_A + 16, r2);
+  store_planes6(sums, plane, i, PSUM_A + 24, r3);
   sums[PSUM_COEF * plane + i] = relaxation(cnt, P);
 }
 
