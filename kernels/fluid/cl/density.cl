@@ -71,15 +71,25 @@ __kernel void pbf_lambda(int n, __global const float4* x, __global const uint* f
   float3 grad_i = (float3)(hsum8(gx8), hsum8(gy8), hsum8(gz8));
   float volume = v0 * sum_w;
   wall_volume(xi, P, &volume, &grad_i);
-  if (P->density_coupling) {
-    const uint gc = min(gcount[i], (uint)P->max_ghost_neighbours);
-    for (uint k = 0; k < gc; ++k) {
-      const uint g = NBR(gnbr, i, k, n, P->max_ghost_neighbours);
-      const float3 r = xi - xg[g].xyz;
-      const float r2 = dot(r, r);
-      volume += gvol[g] * kernel_w(r2, P);
-      grad_i += gvol[g] * kernel_grad(r, r2, P);
+  const int gc = P->density_coupling ? (int)min(gcount[i], (uint)P->max_ghost_neighbours) : 0;
+  if (gc > 0) {
+    // The hand's ghosts, eight list entries per step (entries past the count weigh 0): one
+    // entry per step ran scalar, its square root and division in series.
+    float8 gw = 0.0f, hx = 0.0f, hy = 0.0f, hz = 0.0f;
+    for (int k = 0; k < gc; k += NBR_PAD) {
+      const uint8 g = nbr8_unpadded(gnbr, i, k, gc, n, P->max_ghost_neighbours);
+      float8 px, py, pz;  // p = x_g - x_i = -r
+      offsets8(xg, g, xi, &px, &py, &pz);
+      const float8 r2 = px * px + py * py + pz * pz;
+      const float8 v = live8(k, gc) * gather8(gvol, g);
+      gw += v * kernel_w8(r2, P);
+      const float8 f = v * kernel_grad_factor8(r2, P);
+      hx -= f * px;
+      hy -= f * py;
+      hz -= f * pz;
     }
+    volume += hsum8(gw);
+    grad_i += (float3)(hsum8(hx), hsum8(hy), hsum8(hz));
   }
   density[i] = volume * P->rest_density;
   const float2 wi = weight[i];
@@ -134,12 +144,21 @@ __kernel void pbf_apply(int n, __global const float4* x, __global float4* x_out,
   }
   float3 dx = wi * (acc + acc2).xyz;
   const uint gc = min(gcount[i], (uint)P->max_ghost_neighbours);
-  if (P->density_coupling) {
-    for (uint k = 0; k < gc; ++k) {
-      const uint g = NBR(gnbr, i, k, n, P->max_ghost_neighbours);
-      const float3 r = xi - xg[g].xyz;
-      dx += (wi * li * gvol[g]) * kernel_grad(r, dot(r, r), P);
+  if (P->density_coupling && gc > 0) {
+    // The ghosts' boundary volume pushes with lambda_i alone; eight list entries per step as in
+    // pbf_lambda.
+    float8 hx = 0.0f, hy = 0.0f, hz = 0.0f;
+    for (int k = 0; k < (int)gc; k += NBR_PAD) {
+      const uint8 g = nbr8_unpadded(gnbr, i, k, (int)gc, n, P->max_ghost_neighbours);
+      float8 px, py, pz;  // p = x_g - x_i = -r
+      offsets8(xg, g, xi, &px, &py, &pz);
+      const float8 f = live8(k, (int)gc) * gather8(gvol, g) *
+                       kernel_grad_factor8(px * px + py * py + pz * pz, P);
+      hx -= f * px;
+      hy -= f * py;
+      hz -= f * pz;
     }
+    dx += (wi * li) * (float3)(hsum8(hx), hsum8(hy), hsum8(hz));
   }
   // The walls' boundary volume pushes too; that push, with the projections below, is the
   // walls' correction of this particle (contact: summed vector, summed length), the normal
