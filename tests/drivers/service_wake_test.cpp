@@ -5,11 +5,15 @@
 // for a loaded 2-core machine; the hour is what a lost wake-up would cost). Nothing else here
 // depends on timing. Also runs in the ThreadSanitizer build.
 #include <gtest/gtest.h>
+#include <fcntl.h>
 #include <poll.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
 #include <cstring>
+#include <optional>
 #include <thread>
 
 #include "drivers/usb/in_process_transport.hpp"
@@ -283,6 +287,58 @@ TEST(ServiceWake, StoppingWakesASleepingServiceThread) {
   const bool in_time = within_10s([&] { return stopped.load(); });
   stopper.join();  // after an hour at worst
   EXPECT_TRUE(in_time);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Without an eventfd (the process is out of file descriptors) the service thread would sleep with
+// no way to be woken: the transport refuses to open instead (the driver takes that as no device
+// and retries).
+
+// For its lifetime, no new file descriptor can be made: the soft limit on open files is lowered
+// to the lowest free descriptor (every one below it is taken).
+class NoFreeDescriptors {
+ public:
+  NoFreeDescriptors() {
+    EXPECT_EQ(getrlimit(RLIMIT_NOFILE, &saved_), 0);
+    const int lowest_free = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    EXPECT_GE(lowest_free, 0);
+    close(lowest_free);
+    rlimit limit = saved_;
+    limit.rlim_cur = static_cast<rlim_t>(lowest_free);
+    EXPECT_EQ(setrlimit(RLIMIT_NOFILE, &limit), 0);
+  }
+  ~NoFreeDescriptors() { setrlimit(RLIMIT_NOFILE, &saved_); }
+  NoFreeDescriptors(const NoFreeDescriptors&) = delete;
+  NoFreeDescriptors& operator=(const NoFreeDescriptors&) = delete;
+
+ private:
+  rlimit saved_{};
+};
+
+TEST(ServiceWake, WithoutAnEventfdTheTransportRefusesToOpen) {
+  rt::MonotonicClock clock;
+  QuietDevice device{clock};
+  std::optional<usb::InProcessTransport> transport;
+  {
+    NoFreeDescriptors limit;
+    transport.emplace(device);
+  }
+  EXPECT_EQ(transport->open(), TransferStatus::Error);
+  EXPECT_FALSE(transport->is_open());
+  // The same transport type opens when descriptors can be had (the device is fine).
+  usb::InProcessTransport healthy{device};
+  EXPECT_EQ(healthy.open(), TransferStatus::Ok);
+}
+
+TEST(PollableWake, WithoutAnEventfdItSaysSoAndNotifyingIsHarmless) {
+  std::optional<usb::PollableWake> wake;
+  {
+    NoFreeDescriptors limit;
+    wake.emplace();
+  }
+  EXPECT_FALSE(wake->valid());
+  wake->notify();
+  wake->notify_unless_due_by(0);
 }
 
 }  // namespace
