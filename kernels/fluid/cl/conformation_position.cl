@@ -131,16 +131,14 @@ inline void conf_pos_sums_at(int i, int n, int plane, __global const float4* x,
     float8 hxx = 0, hyy = 0, hzz = 0, hxy = 0, hxz = 0, hyz = 0;
     float8 u00 = 0, u01 = 0, u02 = 0, u10 = 0, u11 = 0, u12 = 0, u20 = 0, u21 = 0, u22 = 0;
     float8 ux = 0, uy = 0, uz = 0;
-    const float lim = 0.5f * P->h;
     for (int k = 0; k < gc; k += NBR_PAD) {
       const uint8 g = nbr8_unpadded(gnbr, i, k, gc, n, P->max_ghost_neighbours);
       float8 ex, ey, ez, ox, oy, oz;
       rows8(xg, g, &ex, &ey, &ez);
       rows8(xg0, g, &ox, &oy, &oz);
-      // The ghost's step this substep, capped at half a kernel radius (coupled_ghost_step).
+      // The ghost's step this substep, capped at half a kernel radius.
       const float8 dx = ex - ox, dy = ey - oy, dz = ez - oz;
-      const float8 len = sqrt(dx * dx + dy * dy + dz * dz);
-      const float8 cap = select((float8)(1.0f), lim / len, len > lim);
+      const float8 cap = coupled_ghost_cap8(dx, dy, dz, P);
       const float8 ax = ex - xi.x, ay = ey - xi.y, az = ez - xi.z;
       const float8 bx = ex - dx * cap - x0i.x, by = ey - dy * cap - x0i.y, bz = ez - dz * cap - x0i.z;
       // g = V_g grad W(x_i - x_g) = -V_g f p

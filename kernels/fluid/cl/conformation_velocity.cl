@@ -197,8 +197,7 @@ __kernel void conf_vel_setup(int n, __global const float4* x, __global const uin
   const int gc = P->ghost_viscosity ? (int)min(gcount[i], (uint)P->max_ghost_neighbours) : 0;
   if (gc > 0) {
     // The ghosts' whole term, A(g) (u_g + w_i x r), eight list entries per step (entries past
-    // the count weigh 0); u_g is the ghost's velocity capped as in coupled_ghost_velocity.
-    const float lim = 0.5f * P->h;
+    // the count weigh 0); u_g is the ghost's velocity, its step over the substep capped.
     float8 a08 = 0, a18 = 0, a28 = 0, a38 = 0, a48 = 0, a58 = 0, gx8 = 0, gy8 = 0, gz8 = 0;
     for (int k = 0; k < gc; k += NBR_PAD) {
       const uint8 gi = nbr8_unpadded(gnbr, i, k, gc, n, P->max_ghost_neighbours);
@@ -211,8 +210,7 @@ __kernel void conf_vel_setup(int n, __global const float4* x, __global const uin
       ux *= P->dt;
       uy *= P->dt;
       uz *= P->dt;
-      const float8 len = sqrt(ux * ux + uy * uy + uz * uz);
-      const float8 cap = P->inv_dt * select((float8)(1.0f), lim / len, len > lim);
+      const float8 cap = P->inv_dt * coupled_ghost_cap8(ux, uy, uz, P);
       // t = u_g + w x r
       const float8 tx = ux * cap + (wi.y * rz - wi.z * ry);
       const float8 ty = uy * cap + (wi.z * rx - wi.x * rz);
