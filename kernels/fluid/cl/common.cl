@@ -485,14 +485,15 @@ inline float3 wall_velocity(float3 x, float3 u, P_CONST P) {
 // Coulomb friction against the walls as a position constraint inside the solver sweeps
 // (thesis 6.1.4, sliding anchor): the tangential offset from the particle's anchor (its wall
 // anchor, or where it started the substep) is removed up to mu times the normal correction
-// the walls have made so far this substep (contact.xyz, summed over the sweeps).
+// the walls have made so far this substep (contact.xyz, summed over the sweeps). sqrt(dot), not
+// length(): PoCL's length() branches on the magnitude, needless for lengths in metres.
 inline float3 wall_friction(float3 p, float4 contact, float3 anchor, P_CONST P) {
-  const float load = length(contact.xyz);
+  const float load = sqrt(dot(contact.xyz, contact.xyz));
   if (load <= 1e-12f || P->wall_friction <= 0.0f) return p;
   const float3 nrm = contact.xyz / load;
   const float3 d = p - anchor;
   const float3 t = d - dot(d, nrm) * nrm;
-  const float tl = length(t);
+  const float tl = sqrt(dot(t, t));
   const float limit = P->wall_friction * load;
   return tl <= limit ? p - t : p - t * (limit / tl);
 }

@@ -42,12 +42,11 @@ inline float relaxation(int fluid_neighbours, P_CONST P) {
 // kernel radius; a faster ghost drags as if it moved that far (like a CFL limit: beyond it the
 // constraint would pull particles past their whole neighbourhood and wind elastic materials up
 // faster than they can recover).
-inline float3 coupled_ghost_step(float3 d, P_CONST P) {
-  const float lim = 0.5f * P->h, len = length(d);
-  return len > lim ? d * (lim / len) : d;
-}
-inline float3 coupled_ghost_velocity(float3 v, P_CONST P) {
-  return coupled_ghost_step(v * P->dt, P) * P->inv_dt;
+// The factor on a ghost's step (dx, dy, dz) over the substep, eight ghosts at a time.
+inline float8 coupled_ghost_cap8(float8 dx, float8 dy, float8 dz, P_CONST P) {
+  const float lim = 0.5f * P->h;
+  const float8 len = sqrt(dx * dx + dy * dy + dz * dz);
+  return select((float8)(1.0f), lim / len, len > lim);
 }
 
 // sum_j A(grad W_ij)^T dl_j over i's fluid neighbours, grad W_ij = f_ij (x_i - x_j) with f_ij

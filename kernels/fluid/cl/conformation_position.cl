@@ -131,16 +131,14 @@ inline void conf_pos_sums_at(int i, int n, int plane, __global const float4* x,
     float8 hxx = 0, hyy = 0, hzz = 0, hxy = 0, hxz = 0, hyz = 0;
     float8 u00 = 0, u01 = 0, u02 = 0, u10 = 0, u11 = 0, u12 = 0, u20 = 0, u21 = 0, u22 = 0;
     float8 ux = 0, uy = 0, uz = 0;
-    const float lim = 0.5f * P->h;
     for (int k = 0; k < gc; k += NBR_PAD) {
       const uint8 g = nbr8_unpadded(gnbr, i, k, gc, n, P->max_ghost_neighbours);
       float8 ex, ey, ez, ox, oy, oz;
       rows8(xg, g, &ex, &ey, &ez);
       rows8(xg0, g, &ox, &oy, &oz);
-      // The ghost's step this substep, capped at half a kernel radius (coupled_ghost_step).
+      // The ghost's step this substep, capped at half a kernel radius.
       const float8 dx = ex - ox, dy = ey - oy, dz = ez - oz;
-      const float8 len = sqrt(dx * dx + dy * dy + dz * dz);
-      const float8 cap = select((float8)(1.0f), lim / len, len > lim);
+      const float8 cap = coupled_ghost_cap8(dx, dy, dz, P);
       const float8 ax = ex - xi.x, ay = ey - xi.y, az = ez - xi.z;
       const float8 bx = ex - dx * cap - x0i.x, by = ey - dy * cap - x0i.y, bz = ez - dz * cap - x0i.z;
       // g = V_g grad W(x_i - x_g) = -V_g f p
@@ -189,20 +187,22 @@ inline void conf_pos_sums_at(int i, int n, int plane, __global const float4* x,
 // One step of the rotation extraction of Mueller et al. 2016 on the unit quaternion q (float8
 // lanes): omega = sum_c r_c x a_c / |sum_c r_c . a_c| over the columns r_c of R(q) and a_c of A;
 // the rotation changes little between sweeps, so the step uses the small-angle quaternion
-// (omega / 2, 1) and renormalises.
-inline void rotation_step(float8* qx, float8* qy, float8* qz, float8* qw, const float8* a) {
+// (omega / 2, 1) and renormalises. A's entries come as named values (aRC = A_RC), not an array:
+// PoCL kept an array of them in memory.
+inline void rotation_step(float8* qx, float8* qy, float8* qz, float8* qw, float8 a00, float8 a01,
+                          float8 a02, float8 a10, float8 a11, float8 a12, float8 a20, float8 a21,
+                          float8 a22) {
   const float8 x = *qx, y = *qy, z = *qz, w = *qw;
   const float8 r00 = 1.0f - 2.0f * (y * y + z * z), r01 = 2.0f * (x * y - w * z);
   const float8 r02 = 2.0f * (x * z + w * y), r10 = 2.0f * (x * y + w * z);
   const float8 r11 = 1.0f - 2.0f * (x * x + z * z), r12 = 2.0f * (y * z - w * x);
   const float8 r20 = 2.0f * (x * z - w * y), r21 = 2.0f * (y * z + w * x);
   const float8 r22 = 1.0f - 2.0f * (x * x + y * y);
-  // a[3 * row + col]
-  const float8 ox = (r10 * a[6] - r20 * a[3]) + (r11 * a[7] - r21 * a[4]) + (r12 * a[8] - r22 * a[5]);
-  const float8 oy = (r20 * a[0] - r00 * a[6]) + (r21 * a[1] - r01 * a[7]) + (r22 * a[2] - r02 * a[8]);
-  const float8 oz = (r00 * a[3] - r10 * a[0]) + (r01 * a[4] - r11 * a[1]) + (r02 * a[5] - r12 * a[2]);
-  const float8 d = r00 * a[0] + r10 * a[3] + r20 * a[6] + r01 * a[1] + r11 * a[4] + r21 * a[7] +
-                   r02 * a[2] + r12 * a[5] + r22 * a[8];
+  const float8 ox = (r10 * a20 - r20 * a10) + (r11 * a21 - r21 * a11) + (r12 * a22 - r22 * a12);
+  const float8 oy = (r20 * a00 - r00 * a20) + (r21 * a01 - r01 * a21) + (r22 * a02 - r02 * a22);
+  const float8 oz = (r00 * a10 - r10 * a00) + (r01 * a11 - r11 * a01) + (r02 * a12 - r12 * a02);
+  const float8 d = r00 * a00 + r10 * a10 + r20 * a20 + r01 * a01 + r11 * a11 + r21 * a21 +
+                   r02 * a02 + r12 * a12 + r22 * a22;
   const float8 h = 0.5f / (fabs(d) + 1e-20f);
   const float8 hx = h * ox, hy = h * oy, hz = h * oz;
   // q = (omega / 2, 1) q
@@ -217,18 +217,12 @@ inline void rotation_step(float8* qx, float8* qy, float8* qz, float8* qw, const 
   *qw = nw * norm;
 }
 
-// Component k of the float8 vectors of particles i0 .. i0 + 7 (slots past n read slot n - 1).
-inline float8 component8(__global const float8* v, int i0, int n, int k) {
-  __global const float* f = (__global const float*)v;
-#define AT(l) f[8 * min(i0 + (l), n - 1) + k]
-  return (float8)(AT(0), AT(1), AT(2), AT(3), AT(4), AT(5), AT(6), AT(7));
-#undef AT
-}
-
 // Best-fit rotation R_i (3.14), warm-started from the last sweep's (3 steps of the iteration
 // above), then the constraint and the multiplier step (3.17), stored scaled by the constraint's
 // beta / n_i; work-item w solves particles 8w .. 8w + 7 (lanes past n compute on stale sums and
-// write only padding slots).
+// write only padding slots; their rows are read at slot n - 1). Every value is a named float8,
+// no arrays, and the lanes are set up without branches: PoCL kept the arrays in memory and
+// branched per lane.
 __kernel void conf_pos_solve(int n, int plane, __global const uint* flags,
                              __global const float* sums, __global const float8* conf, P_CONST P,
                              __global float* restrict rot, __global float* restrict lambda,
@@ -236,21 +230,23 @@ __kernel void conf_pos_solve(int n, int plane, __global const uint* flags,
   const int w = get_global_id(0);
   const int i0 = 8 * w;
   if (i0 >= n) return;
-#define LIVE(k) ((i0 + (k) < n && !(flags[min(i0 + (k), n - 1)] & FLAG_DEAD)) ? 1.0f : 0.0f)
-  const float8 live = (float8)(LIVE(0), LIVE(1), LIVE(2), LIVE(3), LIVE(4), LIVE(5), LIVE(6), LIVE(7));
-#undef LIVE
+  const int8 slot = min((int8)(0, 1, 2, 3, 4, 5, 6, 7) + i0, (int8)(n - 1));
+  const uint8 fl = (uint8)(flags[slot.s0], flags[slot.s1], flags[slot.s2], flags[slot.s3],
+                           flags[slot.s4], flags[slot.s5], flags[slot.s6], flags[slot.s7]);
+  const float8 live = select((float8)(0.0f), (float8)(1.0f),
+                             ((int8)(0, 1, 2, 3, 4, 5, 6, 7) < n - i0) & ((fl & FLAG_DEAD) == 0u));
 #define SUM(c) (live * vload8(w, sums + (c) * plane))
-  float8 a[9];
-  for (int k = 0; k < 9; ++k) a[k] = SUM(PSUM_A + k);
+  const float8 a00 = SUM(PSUM_A), a01 = SUM(PSUM_A + 1), a02 = SUM(PSUM_A + 2);
+  const float8 a10 = SUM(PSUM_A + 3), a11 = SUM(PSUM_A + 4), a12 = SUM(PSUM_A + 5);
+  const float8 a20 = SUM(PSUM_A + 6), a21 = SUM(PSUM_A + 7), a22 = SUM(PSUM_A + 8);
   float8 qx = (float8)(0.0f), qy = (float8)(0.0f), qz = (float8)(0.0f), qw = (float8)(1.0f);
   if (P->corotation) {
     qx = vload8(w, rot);
     qy = vload8(w, rot + plane);
     qz = vload8(w, rot + 2 * plane);
     qw = vload8(w, rot + 3 * plane);
-    rotation_step(&qx, &qy, &qz, &qw, a);
-    rotation_step(&qx, &qy, &qz, &qw, a);
-    rotation_step(&qx, &qy, &qz, &qw, a);
+    for (int step = 0; step < 3; ++step)
+      rotation_step(&qx, &qy, &qz, &qw, a00, a01, a02, a10, a11, a12, a20, a21, a22);
     vstore8(qx, w, rot);
     vstore8(qy, w, rot + plane);
     vstore8(qz, w, rot + 2 * plane);
@@ -270,33 +266,42 @@ __kernel void conf_pos_solve(int n, int plane, __global const uint* flags,
   const float8 rt11 = r10 * t01 + r11 * t11 + r12 * t21, rt12 = r10 * t02 + r11 * t12 + r12 * t22;
   const float8 rt20 = r20 * t00 + r21 * t10 + r22 * t20, rt21 = r20 * t01 + r21 * t11 + r22 * t21;
   const float8 rt22 = r20 * t02 + r21 * t12 + r22 * t22;
-  float8 c[6];
-  c[0] = 2.0f * (SUM(PSUM_S) - rt00);
-  c[1] = 2.0f * (SUM(PSUM_S + 1) - rt11);
-  c[2] = 2.0f * (SUM(PSUM_S + 2) - rt22);
-  c[3] = 2.0f * SUM(PSUM_S + 3) - rt01 - rt10;
-  c[4] = 2.0f * SUM(PSUM_S + 4) - rt02 - rt20;
-  c[5] = 2.0f * SUM(PSUM_S + 5) - rt12 - rt21;
+  const float8 c0 = 2.0f * (SUM(PSUM_S) - rt00);
+  const float8 c1 = 2.0f * (SUM(PSUM_S + 1) - rt11);
+  const float8 c2 = 2.0f * (SUM(PSUM_S + 2) - rt22);
+  const float8 c3 = 2.0f * SUM(PSUM_S + 3) - rt01 - rt10;
+  const float8 c4 = 2.0f * SUM(PSUM_S + 4) - rt02 - rt20;
+  const float8 c5 = 2.0f * SUM(PSUM_S + 5) - rt12 - rt21;
   // diag(J J^T) = diag of the fluid rows + voigt_sym_diag(s)
   const float8 gx = SUM(PSUM_G), gy = SUM(PSUM_G + 1), gz = SUM(PSUM_G + 2);
   const float8 hxx = SUM(PSUM_G2) + gx * gx, hyy = SUM(PSUM_G2 + 1) + gy * gy;
   const float8 hzz = SUM(PSUM_G2 + 2) + gz * gz;
-  const float8 diag[6] = {4.0f * hxx, 4.0f * hyy, 4.0f * hzz, hxx + hyy, hxx + hzz, hyy + hzz};
+  const float8 d0 = 4.0f * hxx, d1 = 4.0f * hyy, d2 = 4.0f * hzz;
+  const float8 d3 = hxx + hyy, d4 = hxx + hzz, d5 = hyy + hzz;
   const float8 coef = SUM(PSUM_COEF);  // 0 in unused lanes
 #undef SUM
+  // Q0 - I, component by component, from the eight particles' rows.
+  const float8 q0 = conf[slot.s0], q1 = conf[slot.s1], q2 = conf[slot.s2], q3 = conf[slot.s3];
+  const float8 q4 = conf[slot.s4], q5 = conf[slot.s5], q6 = conf[slot.s6], q7 = conf[slot.s7];
+#define COMPONENT(s) (float8)(q0.s, q1.s, q2.s, q3.s, q4.s, q5.s, q6.s, q7.s)
   const float at = P->alpha * P->inv_dt * P->inv_dt;
   // dlambda_k = (-C_k - at lambda_k) / (diag_k + at), C = q0 - I + c; a dead particle gets 0.
-  float8 dl[6];
-  for (int k = 0; k < 6; ++k) {
-    const float8 q0 = component8(conf, i0, n, k) - (k < 3 ? 1.0f : 0.0f);
-    const float8 l = vload8(w, lambda + k * plane);
-    dl[k] = live * (-(q0 + c[k]) - at * l) / (diag[k] + at + 1e-12f);
-    vstore8(l + dl[k], w, lambda + k * plane);
-  }
+#define STEP(k, qk, ck, dk)                                                          \
+  const float8 l##k = vload8(w, lambda + (k) * plane);                               \
+  const float8 dl##k = live * (-(qk + ck) - at * l##k) / (dk + at + 1e-12f);         \
+  vstore8(l##k + dl##k, w, lambda + (k) * plane);
+  STEP(0, (COMPONENT(s0) - 1.0f), c0, d0)
+  STEP(1, (COMPONENT(s1) - 1.0f), c1, d1)
+  STEP(2, (COMPONENT(s2) - 1.0f), c2, d2)
+  STEP(3, COMPONENT(s3), c3, d3)
+  STEP(4, COMPONENT(s4), c4, d4)
+  STEP(5, COMPONENT(s5), c5, d5)
+#undef STEP
+#undef COMPONENT
   // Back to one float8 ((beta / n_i) dlambda) and one float4 (s_i) per particle.
 #define STORE_LANE(l, s)                                                                   \
   if (i0 + l < n) {                                                                        \
-    dlambda[i0 + l] = coef.s * (float8)(dl[0].s, dl[1].s, dl[2].s, dl[3].s, dl[4].s, dl[5].s, 0.0f, 0.0f); \
+    dlambda[i0 + l] = coef.s * (float8)(dl0.s, dl1.s, dl2.s, dl3.s, dl4.s, dl5.s, 0.0f, 0.0f); \
     pconst[i0 + l] = (float4)(gx.s, gy.s, gz.s, 0.0f);                                     \
   }
   STORE_LANE(0, s0)

@@ -90,11 +90,18 @@ __kernel void conf_vel_begin(int n, __global const float4* x, __global const flo
   const float sxx = hsum8(sxx8), syy = hsum8(syy8), szz = hsum8(szz8);
   const float sxy = hsum8(sxy8), sxz = hsum8(sxz8), syz = hsum8(syz8);
   float volume = P->rest_volume * sum_w;
-  const uint gc = min(gcount[i], (uint)P->max_ghost_neighbours);
-  for (uint k = 0; k < gc; ++k) {
-    const uint g = NBR(gnbr, i, k, n, P->max_ghost_neighbours);
-    const float3 r = xi - xg[g].xyz;
-    volume += gvol[g] * kernel_w(dot(r, r), P);
+  const int gc = (int)min(gcount[i], (uint)P->max_ghost_neighbours);
+  if (gc > 0) {
+    // The hand's ghosts, eight list entries per step as in pbf_lambda (entries past the count
+    // weigh 0).
+    float8 gw = 0.0f;
+    for (int k = 0; k < gc; k += NBR_PAD) {
+      const uint8 g = nbr8_unpadded(gnbr, i, k, gc, n, P->max_ghost_neighbours);
+      float8 px, py, pz;
+      offsets8(xg, g, xi, &px, &py, &pz);
+      gw += live8(k, gc) * gather8(gvol, g) * kernel_w8(px * px + py * py + pz * pz, P);
+    }
+    volume += hsum8(gw);
   }
   float3 unused = (float3)(0.0f);
   wall_volume(xi, P, &volume, &unused);
@@ -187,13 +194,42 @@ __kernel void conf_vel_setup(int n, __global const float4* x, __global const uin
   const float sx = hsum8(sx8), sy = hsum8(sy8), sz = hsum8(sz8);
   float8 kc = (float8)(hsum8(k08), hsum8(k18), hsum8(k28), hsum8(k38), hsum8(k48), hsum8(k58), 0.0f, 0.0f);
   float3 s = (float3)(sx, sy, sz);
-  const uint gc = P->ghost_viscosity ? min(gcount[i], (uint)P->max_ghost_neighbours) : 0u;
-  for (uint k = 0; k < gc; ++k) {
-    const uint gi = NBR(gnbr, i, k, n, P->max_ghost_neighbours);
-    const float3 r = xi - xg[gi].xyz;
-    const float3 g = gvol[gi] * kernel_grad(r, dot(r, r), P);
-    kc += voigt_sym(coupled_ghost_velocity(vg[gi].xyz, P) + cross(wi, r), g);
-    s += g;
+  const int gc = P->ghost_viscosity ? (int)min(gcount[i], (uint)P->max_ghost_neighbours) : 0;
+  if (gc > 0) {
+    // The ghosts' whole term, A(g) (u_g + w_i x r), eight list entries per step (entries past
+    // the count weigh 0); u_g is the ghost's velocity, its step over the substep capped.
+    float8 a08 = 0, a18 = 0, a28 = 0, a38 = 0, a48 = 0, a58 = 0, gx8 = 0, gy8 = 0, gz8 = 0;
+    for (int k = 0; k < gc; k += NBR_PAD) {
+      const uint8 gi = nbr8_unpadded(gnbr, i, k, gc, n, P->max_ghost_neighbours);
+      float8 rx, ry, rz, ux, uy, uz;
+      offsets8(xg, gi, xi, &rx, &ry, &rz);
+      rx = -rx;  // r = x_i - x_g
+      ry = -ry;
+      rz = -rz;
+      rows8(vg, gi, &ux, &uy, &uz);
+      ux *= P->dt;
+      uy *= P->dt;
+      uz *= P->dt;
+      const float8 cap = P->inv_dt * coupled_ghost_cap8(ux, uy, uz, P);
+      // t = u_g + w x r
+      const float8 tx = ux * cap + (wi.y * rz - wi.z * ry);
+      const float8 ty = uy * cap + (wi.z * rx - wi.x * rz);
+      const float8 tz = uz * cap + (wi.x * ry - wi.y * rx);
+      const float8 f = live8(k, gc) * gather8(gvol, gi) *
+                       kernel_grad_factor8(rx * rx + ry * ry + rz * rz, P);
+      const float8 gx = f * rx, gy = f * ry, gz = f * rz;
+      a08 += 2.0f * gx * tx;
+      a18 += 2.0f * gy * ty;
+      a28 += 2.0f * gz * tz;
+      a38 += gy * tx + gx * ty;
+      a48 += gz * tx + gx * tz;
+      a58 += gz * ty + gy * tz;
+      gx8 += gx;
+      gy8 += gy;
+      gz8 += gz;
+    }
+    kc += (float8)(hsum8(a08), hsum8(a18), hsum8(a28), hsum8(a38), hsum8(a48), hsum8(a58), 0.0f, 0.0f);
+    s += (float3)(hsum8(gx8), hsum8(gy8), hsum8(gz8));
   }
   const float dt2 = P->dt * P->dt;
   const float8 diag = dt2 * ((float8)(4.0f * gxx, 4.0f * gyy, 4.0f * gzz, gxx + gyy, gxx + gzz,
