@@ -159,6 +159,46 @@ inline void store_pair8(__global float2* pair, int i, int k, int n, int cap, flo
 #endif
 }
 
+// Pair entries k .. k + 7 of particle i, the inverse of store_pair8: (a, b) lane by lane.
+inline void load_pair8(__global const float2* pair, int i, int k, int n, int cap, float8* a,
+                       float8* b) {
+#ifdef NBR_STRIDED
+  const float2 p0 = NBR(pair, i, k, n, cap), p1 = NBR(pair, i, k + 1, n, cap);
+  const float2 p2 = NBR(pair, i, k + 2, n, cap), p3 = NBR(pair, i, k + 3, n, cap);
+  const float2 p4 = NBR(pair, i, k + 4, n, cap), p5 = NBR(pair, i, k + 5, n, cap);
+  const float2 p6 = NBR(pair, i, k + 6, n, cap), p7 = NBR(pair, i, k + 7, n, cap);
+  *a = (float8)(p0.x, p1.x, p2.x, p3.x, p4.x, p5.x, p6.x, p7.x);
+  *b = (float8)(p0.y, p1.y, p2.y, p3.y, p4.y, p5.y, p6.y, p7.y);
+#else
+  const float16 p = vload16(0, (__global const float*)(pair + NBR_INDEX(i, k, n, cap)));
+  *a = p.even;
+  *b = p.odd;
+#endif
+}
+
+// The lane interleaves of two 8-lane vectors within their 128-bit halves (x86 unpck*).
+inline float8 unpack_lo_singles(float8 a, float8 b) {
+  return (float8)(a.s0, b.s0, a.s1, b.s1, a.s4, b.s4, a.s5, b.s5);
+}
+inline float8 unpack_hi_singles(float8 a, float8 b) {
+  return (float8)(a.s2, b.s2, a.s3, b.s3, a.s6, b.s6, a.s7, b.s7);
+}
+inline float8 unpack_lo_pairs(float8 a, float8 b) { return (float8)(a.s01, b.s01, a.s45, b.s45); }
+inline float8 unpack_hi_pairs(float8 a, float8 b) { return (float8)(a.s23, b.s23, a.s67, b.s67); }
+
+// Lanes 0-3 of the 4-lane rows a .. h as 8-lane columns, in the in-lane sequence: rows (a, e),
+// (b, f), (c, g), (d, h) side by side, then interleaves of singles and of pairs.
+inline void columns8x4(float4 a, float4 b, float4 c, float4 d, float4 e, float4 f, float4 g,
+                       float4 h, float8* c0, float8* c1, float8* c2, float8* c3) {
+  const float8 ae = (float8)(a, e), bf = (float8)(b, f), cg = (float8)(c, g), dh = (float8)(d, h);
+  const float8 lo0 = unpack_lo_singles(ae, bf), lo1 = unpack_lo_singles(cg, dh);
+  const float8 hi0 = unpack_hi_singles(ae, bf), hi1 = unpack_hi_singles(cg, dh);
+  *c0 = unpack_lo_pairs(lo0, lo1);
+  *c1 = unpack_hi_pairs(lo0, lo1);
+  *c2 = unpack_lo_pairs(hi0, hi1);
+  *c3 = unpack_hi_pairs(hi0, hi1);
+}
+
 inline float hsum8(float8 v) {
   const float4 a = v.lo + v.hi;
   const float2 b = a.lo + a.hi;

@@ -50,44 +50,38 @@ inline float8 coupled_ghost_cap8(float8 dx, float8 dy, float8 dz, P_CONST P) {
 }
 
 // sum_j A(grad W_ij)^T dl_j over i's fluid neighbours, grad W_ij = f_ij (x_i - x_j) with f_ij
-// from `pair` (positions unchanged since it was written). The loop sums
-// grad W_b dl_j per component b (whole float8 loads, no gathers) in two interleaved sets to
-// halve the dependency chains, and A^T is applied once afterwards:
-//   A(g)^T l = (2 g_x l0 + g_y l3 + g_z l4, 2 g_y l1 + g_x l3 + g_z l5, 2 g_z l2 + g_x l4 + g_y l5)
-// Padded entries have zero pair terms.
+// from `pair` (positions unchanged since it was written). Eight neighbours per step in 8-lane
+// sums (common.cl nbr8/offsets8/voigt_sym_t8: one row load per neighbour and transposes); one
+// neighbour per step broadcast each offset component across a float8 multiplier, four shuffles
+// per neighbour. Padded entries have zero pair terms.
 inline float3 pair_sym_t_sum(int i, int n, __global const float4* x, __global const uint* nbr,
                              __global const uint* ncount, __global const float2* pair,
                              __global const float8* dlambda, P_CONST P) {
   const float4 xi = x[i];
   float8 sx = (float8)(0.0f), sy = (float8)(0.0f), sz = (float8)(0.0f);
-  float8 tx = (float8)(0.0f), ty = (float8)(0.0f), tz = (float8)(0.0f);
   const int cnt = padded_count((int)min(ncount[i], (uint)P->max_neighbours), P->max_neighbours);
-  int k = 0;
-  for (; k + 1 < cnt; k += 2) {
-    const uint ja = NBR(nbr, i, k, n, P->max_neighbours), jb = NBR(nbr, i, k + 1, n, P->max_neighbours);
-    const float4 ra = xi - x[ja], rb = xi - x[jb];
-    const float8 l = NBR(pair, i, k, n, P->max_neighbours).x * dlambda[ja];
-    const float8 m = NBR(pair, i, k + 1, n, P->max_neighbours).x * dlambda[jb];
-    sx += ra.x * l;
-    sy += ra.y * l;
-    sz += ra.z * l;
-    tx += rb.x * m;
-    ty += rb.y * m;
-    tz += rb.z * m;
+  for (int k = 0; k < cnt; k += NBR_PAD) {
+    const uint8 j = nbr8(nbr, i, k, n, P->max_neighbours);
+    float8 rx, ry, rz, unused, f;
+    columns8x4(x[j.s0], x[j.s1], x[j.s2], x[j.s3], x[j.s4], x[j.s5], x[j.s6], x[j.s7], &rx, &ry,
+               &rz, &unused);
+    rx = xi.x - rx;  // r_ij = x_i - x_j
+    ry = xi.y - ry;
+    rz = xi.z - rz;
+    load_pair8(pair, i, k, n, P->max_neighbours, &f, &unused);
+    float8 l0, l1, l2, l3, l4, l5;
+    columns8x4(dlambda[j.s0].lo, dlambda[j.s1].lo, dlambda[j.s2].lo, dlambda[j.s3].lo,
+               dlambda[j.s4].lo, dlambda[j.s5].lo, dlambda[j.s6].lo, dlambda[j.s7].lo, &l0, &l1,
+               &l2, &l3);
+    columns8x4(dlambda[j.s0].hi, dlambda[j.s1].hi, dlambda[j.s2].hi, dlambda[j.s3].hi,
+               dlambda[j.s4].hi, dlambda[j.s5].hi, dlambda[j.s6].hi, dlambda[j.s7].hi, &l4, &l5,
+               &unused, &unused);
+    const float8 gx = f * rx, gy = f * ry, gz = f * rz;
+    sx += 2.0f * gx * l0 + gy * l3 + gz * l4;
+    sy += 2.0f * gy * l1 + gx * l3 + gz * l5;
+    sz += 2.0f * gz * l2 + gx * l4 + gy * l5;
   }
-  if (k < cnt) {
-    const uint ja = NBR(nbr, i, k, n, P->max_neighbours);
-    const float4 ra = xi - x[ja];
-    const float8 l = NBR(pair, i, k, n, P->max_neighbours).x * dlambda[ja];
-    sx += ra.x * l;
-    sy += ra.y * l;
-    sz += ra.z * l;
-  }
-  sx += tx;
-  sy += ty;
-  sz += tz;
-  return (float3)(2.0f * sx.s0 + sy.s3 + sz.s4, 2.0f * sy.s1 + sx.s3 + sz.s5,
-                  2.0f * sz.s2 + sx.s4 + sy.s5);
+  return (float3)(hsum8(sx), hsum8(sy), hsum8(sz));
 }
 
 // ---- start of a substep ------------------------------------------------------------------------

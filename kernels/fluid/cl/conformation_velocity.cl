@@ -256,40 +256,39 @@ __kernel void conf_vel_lambda(int n, __global const float4* x, __global const fl
     if (write_reaction) reaction[i] = (float8)(0.0f);
     return;
   }
-  // Two sets of sums halve the dependency chains; padded entries have zero pair terms.
-  float4 mx = (float4)(0.0f), my = (float4)(0.0f), mz = (float4)(0.0f);
-  float4 nx = (float4)(0.0f), ny = (float4)(0.0f), nz = (float4)(0.0f);
+  // Eight neighbours per step in 8-lane sums of the symmetric part of M = sum_j r_ij (w_j u_j)^T,
+  // w_j = f_ij V_j (rows transposed in-lane, common.cl columns8x4); padded entries have zero
+  // pair terms.
+  float8 mxx = 0.0f, myy = 0.0f, mzz = 0.0f, mxy = 0.0f, mxz = 0.0f, myz = 0.0f;
   const int cnt = padded_count((int)min(ncount[i], (uint)P->max_neighbours), P->max_neighbours);
   const float4 xi = x[i];
-  int k = 0;
-  for (; k + 1 < cnt; k += 2) {
-    const uint ja = NBR(nbr, i, k, n, P->max_neighbours), jb = NBR(nbr, i, k + 1, n, P->max_neighbours);
-    const float2 pa = NBR(pair, i, k, n, P->max_neighbours), pb = NBR(pair, i, k + 1, n, P->max_neighbours);
-    // g_ij u_j^T = (x_i - x_j) (f V_j u_j)^T
-    const float4 ra = xi - x[ja], rb = xi - x[jb];
-    const float4 ua = (pa.x * pa.y) * v[ja], ub = (pb.x * pb.y) * v[jb];
-    mx += ra.x * ua;
-    my += ra.y * ua;
-    mz += ra.z * ua;
-    nx += rb.x * ub;
-    ny += rb.y * ub;
-    nz += rb.z * ub;
+  for (int k = 0; k < cnt; k += NBR_PAD) {
+    const uint8 j = nbr8(nbr, i, k, n, P->max_neighbours);
+    float8 rx, ry, rz, ux, uy, uz, f, vol, unused;
+    columns8x4(x[j.s0], x[j.s1], x[j.s2], x[j.s3], x[j.s4], x[j.s5], x[j.s6], x[j.s7], &rx, &ry,
+               &rz, &unused);
+    columns8x4(v[j.s0], v[j.s1], v[j.s2], v[j.s3], v[j.s4], v[j.s5], v[j.s6], v[j.s7], &ux, &uy,
+               &uz, &unused);
+    load_pair8(pair, i, k, n, P->max_neighbours, &f, &vol);
+    rx = xi.x - rx;  // r_ij = x_i - x_j
+    ry = xi.y - ry;
+    rz = xi.z - rz;
+    const float8 w = f * vol;
+    ux *= w;
+    uy *= w;
+    uz *= w;
+    mxx += rx * ux;
+    myy += ry * uy;
+    mzz += rz * uz;
+    mxy += ry * ux + rx * uy;
+    mxz += rz * ux + rx * uz;
+    myz += rz * uy + ry * uz;
   }
-  if (k < cnt) {
-    const uint ja = NBR(nbr, i, k, n, P->max_neighbours);
-    const float2 pa = NBR(pair, i, k, n, P->max_neighbours);
-    const float4 ra = xi - x[ja];
-    const float4 ua = (pa.x * pa.y) * v[ja];
-    mx += ra.x * ua;
-    my += ra.y * ua;
-    mz += ra.z * ua;
-  }
-  mx += nx;
-  my += ny;
-  mz += nz;
-  // (u g^T)_ab = u_a g_b: row b of the sums holds g_b u.
-  const float8 c_nbr = (float8)(2.0f * mx.x, 2.0f * my.y, 2.0f * mz.z, my.x + mx.y, mz.x + mx.z,
-                                mz.y + my.z, 0.0f, 0.0f);
+  // C's neighbour part, A(g) u summed: (2 M_xx, 2 M_yy, 2 M_zz, M_xy + M_yx, M_xz + M_zx,
+  // M_yz + M_zy).
+  const float8 zero = (float8)(0.0f);
+  const float8 c_nbr = (float8)(2.0f, 2.0f, 2.0f, 1.0f, 1.0f, 1.0f, 0.0f, 0.0f) *
+                       hsum8x8(mxx, myy, mzz, mxy, mxz, myz, zero, zero);
   const float16 vc = vconst[i];
   const float8 kc = (float8)(vc.s0123, vc.s45, 0.0f, 0.0f);
   const float8 diag = (float8)(vc.s6789, vc.sab, 0.0f, 0.0f);
