@@ -280,9 +280,12 @@ __kernel void conf_vel_lambda(int n, __global const float4* x, __global const fl
     mxx += rx * ux;
     myy += ry * uy;
     mzz += rz * uz;
-    mxy += ry * ux + rx * uy;
-    mxz += rz * ux + rx * uz;
-    myz += rz * uy + ry * uz;
+    mxy += ry * ux;  // one FMA per term
+    mxz += rz * ux;
+    myz += rz * uy;
+    mxy += rx * uy;
+    mxz += rx * uz;
+    myz += ry * uz;
   }
   // C's neighbour part, A(g) u summed: (2 M_xx, 2 M_yy, 2 M_zz, M_xy + M_yx, M_xz + M_zx,
   // M_yz + M_zy).
