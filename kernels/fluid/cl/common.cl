@@ -341,17 +341,15 @@ inline float3 voigt_sym_t(float3 g, float8 l) {
 }
 
 // A(g)^T l for eight pairs at once: g lane by lane, l the 6-vectors in rows j of `l` (one
-// 32-byte load per row and a transpose, no gathers).
+// 32-byte load per row and the in-lane transposes of columns8x4, no gathers; written element
+// by element, LLVM made some 30 blends and 24 broadcasts of the transpose).
 inline void voigt_sym_t8(float8 gx, float8 gy, float8 gz, __global const float8* l, uint8 j,
                          float8* x, float8* y, float8* z) {
   const float8 a = l[j.s0], b = l[j.s1], c = l[j.s2], d = l[j.s3];
   const float8 e = l[j.s4], f = l[j.s5], g = l[j.s6], h = l[j.s7];
-  const float8 xx = (float8)(a.s0, b.s0, c.s0, d.s0, e.s0, f.s0, g.s0, h.s0);
-  const float8 yy = (float8)(a.s1, b.s1, c.s1, d.s1, e.s1, f.s1, g.s1, h.s1);
-  const float8 zz = (float8)(a.s2, b.s2, c.s2, d.s2, e.s2, f.s2, g.s2, h.s2);
-  const float8 xy = (float8)(a.s3, b.s3, c.s3, d.s3, e.s3, f.s3, g.s3, h.s3);
-  const float8 xz = (float8)(a.s4, b.s4, c.s4, d.s4, e.s4, f.s4, g.s4, h.s4);
-  const float8 yz = (float8)(a.s5, b.s5, c.s5, d.s5, e.s5, f.s5, g.s5, h.s5);
+  float8 xx, yy, zz, xy, xz, yz, unused;
+  columns8x4(a.lo, b.lo, c.lo, d.lo, e.lo, f.lo, g.lo, h.lo, &xx, &yy, &zz, &xy);
+  columns8x4(a.hi, b.hi, c.hi, d.hi, e.hi, f.hi, g.hi, h.hi, &xz, &yz, &unused, &unused);
   *x = 2.0f * gx * xx + gy * xy + gz * xz;
   *y = 2.0f * gy * yy + gx * xy + gz * yz;
   *z = 2.0f * gz * zz + gx * xz + gy * yz;

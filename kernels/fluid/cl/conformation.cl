@@ -51,9 +51,9 @@ inline float8 coupled_ghost_cap8(float8 dx, float8 dy, float8 dz, P_CONST P) {
 
 // sum_j A(grad W_ij)^T dl_j over i's fluid neighbours, grad W_ij = f_ij (x_i - x_j) with f_ij
 // from `pair` (positions unchanged since it was written). Eight neighbours per step in 8-lane
-// sums (common.cl nbr8/offsets8/voigt_sym_t8: one row load per neighbour and transposes); one
-// neighbour per step broadcast each offset component across a float8 multiplier, four shuffles
-// per neighbour. Padded entries have zero pair terms.
+// sums: one row load per neighbour and in-lane transposes (common.cl columns8x4,
+// voigt_sym_t8). Taking one neighbour per step instead broadcast each offset component across
+// a float8 multiplier: four shuffles per neighbour. Padded entries have zero pair terms.
 inline float3 pair_sym_t_sum(int i, int n, __global const float4* x, __global const uint* nbr,
                              __global const uint* ncount, __global const float2* pair,
                              __global const float8* dlambda, P_CONST P) {
@@ -69,17 +69,11 @@ inline float3 pair_sym_t_sum(int i, int n, __global const float4* x, __global co
     ry = xi.y - ry;
     rz = xi.z - rz;
     load_pair8(pair, i, k, n, P->max_neighbours, &f, &unused);
-    float8 l0, l1, l2, l3, l4, l5;
-    columns8x4(dlambda[j.s0].lo, dlambda[j.s1].lo, dlambda[j.s2].lo, dlambda[j.s3].lo,
-               dlambda[j.s4].lo, dlambda[j.s5].lo, dlambda[j.s6].lo, dlambda[j.s7].lo, &l0, &l1,
-               &l2, &l3);
-    columns8x4(dlambda[j.s0].hi, dlambda[j.s1].hi, dlambda[j.s2].hi, dlambda[j.s3].hi,
-               dlambda[j.s4].hi, dlambda[j.s5].hi, dlambda[j.s6].hi, dlambda[j.s7].hi, &l4, &l5,
-               &unused, &unused);
-    const float8 gx = f * rx, gy = f * ry, gz = f * rz;
-    sx += 2.0f * gx * l0 + gy * l3 + gz * l4;
-    sy += 2.0f * gy * l1 + gx * l3 + gz * l5;
-    sz += 2.0f * gz * l2 + gx * l4 + gy * l5;
+    float8 ax, ay, az;
+    voigt_sym_t8(f * rx, f * ry, f * rz, dlambda, j, &ax, &ay, &az);
+    sx += ax;
+    sy += ay;
+    sz += az;
   }
   return (float3)(hsum8(sx), hsum8(sy), hsum8(sz));
 }
