@@ -78,6 +78,20 @@ inline float3 pair_sym_t_sum(int i, int n, __global const float4* x, __global co
   return (float3)(hsum8(sx), hsum8(sy), hsum8(sz));
 }
 
+// The correction of particle i by every conformation constraint it belongs to, the steps dl
+// already scaled by their constraint's relaxation (3.12 velocities, 3.18 positions): with
+// g_ij = V_j grad W_ij and s_i = sum_j g_ij,
+//   sum_k (beta / n_k) J_ki^T dl_k = -A(s_i)^T dl_i - V_i sum_j A(grad W_ij)^T dl_j
+// (fluid neighbours contribute to both terms, ghosts only to the first).
+inline float3 conformation_correction(int i, int n, __global const float4* x,
+                                      __global const uint* nbr, __global const uint* ncount,
+                                      __global const float2* pair, float3 s_i,
+                                      __global const float* density,
+                                      __global const float8* dlambda, P_CONST P) {
+  const float3 acc = pair_sym_t_sum(i, n, x, nbr, ncount, pair, dlambda, P);
+  return -voigt_sym_t(s_i, dlambda[i]) - particle_volume(density[i], P) * acc;
+}
+
 // ---- start of a substep ------------------------------------------------------------------------
 
 // Start of a substep: the best-fit rotations at identity (x = x0; planes x, y, z zero, w one),

@@ -21,18 +21,7 @@
 #define PSUM_COEF 30  // 1: beta / n_i of constraint i
 #define PSUM_PLANES 31
 
-// Lanes 0-7 (0-5) of v to planes c .. c + 7 (c + 5) of particle i.
-inline void store_planes8(__global float* sums, int plane, int i, int c, float8 v) {
-  __global float* p = sums + c * plane + i;
-  p[0] = v.s0;
-  p[plane] = v.s1;
-  p[2 * plane] = v.s2;
-  p[3 * plane] = v.s3;
-  p[4 * plane] = v.s4;
-  p[5 * plane] = v.s5;
-  p[6 * plane] = v.s6;
-  p[7 * plane] = v.s7;
-}
+// Lanes 0-5 (0-7) of v to planes c .. c + 5 (c + 7) of particle i.
 inline void store_planes6(__global float* sums, int plane, int i, int c, float8 v) {
   __global float* p = sums + c * plane + i;
   p[0] = v.s0;
@@ -41,6 +30,11 @@ inline void store_planes6(__global float* sums, int plane, int i, int c, float8 
   p[3 * plane] = v.s3;
   p[4 * plane] = v.s4;
   p[5 * plane] = v.s5;
+}
+inline void store_planes8(__global float* sums, int plane, int i, int c, float8 v) {
+  store_planes6(sums, plane, i, c, v);
+  sums[(c + 6) * plane + i] = v.s6;
+  sums[(c + 7) * plane + i] = v.s7;
 }
 
 inline void conf_pos_sums_at(int i, int n, int plane, __global const float4* x,
@@ -315,9 +309,8 @@ __kernel void conf_pos_solve(int n, int plane, __global const uint* flags,
 #undef STORE_LANE
 }
 
-// x_i += sum_j (beta / n_j) J~_ji^T dl_j (3.18), dl already scaled, with the pair terms of
-// conf_pos_sums (same positions): -A(s_i)^T dl_i - V_i sum_j A(grad W_ij)^T dl_j, as in
-// conf_vel_apply. Then the walls and their friction.
+// x_i += sum_j (beta / n_j) J~_ji^T dl_j (3.18), dl already scaled (conformation_correction),
+// with the pair terms of conf_pos_sums (same positions). Then the walls and their friction.
 inline void conf_pos_apply_at(int i, int n, __global const float4* x, __global float4* x_out,
                               __global const uint* flags, __global const uint* nbr,
                               __global const uint* ncount, __global const float2* pair,
@@ -329,10 +322,9 @@ inline void conf_pos_apply_at(int i, int n, __global const float4* x, __global f
     x_out[i] = x[i];
     return;
   }
-  const float3 acc = pair_sym_t_sum(i, n, x, nbr, ncount, pair, dlambda, P);
-  const float4 pc = pconst[i];
-  const float3 d = -voigt_sym_t(pc.xyz, dlambda[i]) - particle_volume(density[i], P) * acc;
-  float3 p = x[i].xyz + d;
+  const float3 s_i = pconst[i].xyz;
+  float3 p =
+      x[i].xyz + conformation_correction(i, n, x, nbr, ncount, pair, s_i, density, dlambda, P);
   float3 nrm = (float3)(0.0f);
   float4 wall = contact[i];
   const float3 before = p;

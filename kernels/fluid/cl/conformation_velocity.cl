@@ -319,9 +319,7 @@ __kernel void conf_vel_lambda(int n, __global const float4* x, __global const fl
 }
 
 // u_i += sum_j (beta / n_j) J_ji^T dl_j (3.12), the steps dl already scaled by their
-// constraint's beta dt / n. With g_ij = V_j grad W_ij the sum is
-//   -A(s_i)^T dl_i - V_i sum_j A(grad W_ij)^T dl_j
-// (fluid neighbours contribute to both terms, ghosts only to the first).
+// constraint's beta dt / n (conformation_correction).
 __kernel void conf_vel_apply(int n, __global const float4* x, __global const float4* x0,
                              __global const float4* v, __global float4* v_out,
                              __global const uint* flags, __global const uint* nbr,
@@ -335,10 +333,9 @@ __kernel void conf_vel_apply(int n, __global const float4* x, __global const flo
     v_out[i] = v[i];
     return;
   }
-  const float3 acc = pair_sym_t_sum(i, n, x, nbr, ncount, pair, dlambda, P);
-  const float16 vc = vconst[i];
-  const float3 d = -voigt_sym_t(vc.scde, dlambda[i]) - particle_volume(density[i], P) * acc;
-  const float3 u = v[i].xyz + d;
+  const float3 s_i = vconst[i].scde;
+  const float3 u =
+      v[i].xyz + conformation_correction(i, n, x, nbr, ncount, pair, s_i, density, dlambda, P);
   float4 next = (float4)(wall_velocity(x0[i].xyz + P->dt * u, u, P), 0.0f);
   if (chebyshev) {  // the same weights as the multipliers
     if (chebyshev_mixes(i, ncount, omega, P)) next = omega * (next - v_prev[i]) + v_prev[i];
