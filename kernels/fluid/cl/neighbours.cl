@@ -10,6 +10,14 @@
 // is flagged by match_ghost_lists, which shortens its count).
 // With pad_self the list is padded with i itself to padded_count entries (fluid->fluid).
 
+// Cells are h / kCellsPerH[axis] wide (the host's grid set-up, device/neighbour_search.hpp):
+// a point within h of x lies at most this many cells away along the axis (exact for the
+// power-of-two splits used).
+inline int3 cells_within_h(P_CONST P) {
+  return convert_int3(ceil((float3)(P->h) /
+                           (float3)(P->cell_size[0], P->cell_size[1], P->cell_size[2])));
+}
+
 __kernel void build_neighbours(int nq, __global const float4* xq, __global const uint* flags_q,
                                __global const uint* cell_start, __global const uint* perm,
                                int indirect, __global const float4* xs, int exclude_self,
@@ -27,16 +35,17 @@ __kernel void build_neighbours(int nq, __global const float4* xq, __global const
   __global const float* ps = (__global const float*)xs;
   const uint last = (uint)cap - 1u;
   const uint self = exclude_self ? (uint)i : INVALID_INDEX;
+  const int3 reach = cells_within_h(P);
   uint k = 0;
-  for (int dz = -1; dz <= 1; ++dz) {
+  for (int dz = -reach.z; dz <= reach.z; ++dz) {
     const int cz = c.z + dz;
     if (cz < 0 || cz >= P->grid_dim[2]) continue;
-    for (int dy = -1; dy <= 1; ++dy) {
+    for (int dy = -reach.y; dy <= reach.y; ++dy) {
       const int cy = c.y + dy;
       if (cy < 0 || cy >= P->grid_dim[1]) continue;
-      // The three cells along x are consecutive, so their points form one range.
-      const int x0 = max(c.x - 1, 0);
-      const int x1 = min(c.x + 1, P->grid_dim[0] - 1);
+      // The cells along x are consecutive, so their points form one range.
+      const int x0 = max(c.x - reach.x, 0);
+      const int x1 = min(c.x + reach.x, P->grid_dim[0] - 1);
       const uint row = (uint)((cz * P->grid_dim[1] + cy) * P->grid_dim[0]);
       const uint begin = cell_start[row + x0];
       const uint end = cell_start[row + x1 + 1];
@@ -99,15 +108,16 @@ __kernel void ghost_volume(int ng, __global const float4* xg, __global const uin
   }
   const float3 x = xg[g].xyz;
   const int3 c = cell_coord(x, P);
+  const int3 reach = cells_within_h(P);
   float sum = 0.0f;
-  for (int dz = -1; dz <= 1; ++dz) {
+  for (int dz = -reach.z; dz <= reach.z; ++dz) {
     const int cz = c.z + dz;
     if (cz < 0 || cz >= P->grid_dim[2]) continue;
-    for (int dy = -1; dy <= 1; ++dy) {
+    for (int dy = -reach.y; dy <= reach.y; ++dy) {
       const int cy = c.y + dy;
       if (cy < 0 || cy >= P->grid_dim[1]) continue;
-      const int x0 = max(c.x - 1, 0);
-      const int x1 = min(c.x + 1, P->grid_dim[0] - 1);
+      const int x0 = max(c.x - reach.x, 0);
+      const int x1 = min(c.x + reach.x, P->grid_dim[0] - 1);
       const uint row = (uint)((cz * P->grid_dim[1] + cy) * P->grid_dim[0]);
       for (uint s = cell_start[row + x0]; s < cell_start[row + x1 + 1]; ++s) {
         const float3 r = x - xg[perm[s]].xyz;
