@@ -147,10 +147,12 @@ void FluidEngine::Impl::fill_params(double frame_dt) {
   p.grid_min[0] = cfg.domain_min.x;
   p.grid_min[1] = cfg.domain_min.y;
   p.grid_min[2] = cfg.domain_min.z;
-  p.cell_size = h;
-  p.grid_dim[0] = static_cast<int>(std::ceil((cfg.domain_max.x - cfg.domain_min.x) / h));
-  p.grid_dim[1] = static_cast<int>(std::ceil((cfg.domain_max.y - cfg.domain_min.y) / h));
-  p.grid_dim[2] = static_cast<int>(std::ceil((cfg.domain_max.z - cfg.domain_min.z) / h));
+  const float extent[3] = {cfg.domain_max.x - cfg.domain_min.x, cfg.domain_max.y - cfg.domain_min.y,
+                           cfg.domain_max.z - cfg.domain_min.z};
+  for (int a = 0; a < 3; ++a) {
+    p.cell_size[a] = h / static_cast<float>(NeighbourSearch::kCellsPerH[a]);  // exact: powers of two
+    p.grid_dim[a] = static_cast<int>(std::ceil(extent[a] / p.cell_size[a]));
+  }
   p.num_cells = p.grid_dim[0] * p.grid_dim[1] * p.grid_dim[2];
   constexpr float pi = std::numbers::pi_v<float>;
   p.h = h;

@@ -33,7 +33,7 @@ typedef struct {
 typedef struct {
   // grid
   float grid_min[3];
-  float cell_size;
+  float cell_size[3];  // per axis: x cells are narrower (device/neighbour_search.hpp)
   int grid_dim[3];
   int num_cells;
   // smoothing kernel and particle
@@ -67,7 +67,7 @@ typedef struct {
   float domain_max[3];
   int ghost_viscosity;
   float conformation_yield;
-  float pad3[3];
+  float pad3[1];
   Shape shapes[MAX_SHAPES];
   float wall_psi[WALL_TABLE];
   float wall_area[WALL_TABLE];
@@ -351,7 +351,8 @@ inline float ipow(float x, int n) {
 
 inline int3 cell_coord(float3 x, P_CONST P) {
   const float3 lo = (float3)(P->grid_min[0], P->grid_min[1], P->grid_min[2]);
-  int3 c = convert_int3_rtn((x - lo) / P->cell_size);
+  const float3 size = (float3)(P->cell_size[0], P->cell_size[1], P->cell_size[2]);
+  int3 c = convert_int3_rtn((x - lo) / size);
   return clamp(c, (int3)(0), (int3)(P->grid_dim[0] - 1, P->grid_dim[1] - 1, P->grid_dim[2] - 1));
 }
 

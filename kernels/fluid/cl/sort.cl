@@ -1,4 +1,5 @@
-// Counting sort of points into the uniform grid (cell size = h), used for the fluid particles
+// Counting sort of points into the grid (cells h/2 along x, h along y and z: SimParams::cell_size,
+// device/neighbour_search.hpp kCellsPerH), used for the fluid particles
 // (which are then physically reordered) and for the hand ghosts (which are only indexed).
 //
 //   clear counts -> count_cells -> scan_blocks / scan_tops / scan_add -> scatter -> sort_cells

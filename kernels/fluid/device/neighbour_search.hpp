@@ -11,6 +11,12 @@ class NeighbourSearch {
  public:
   static Expected<NeighbourSearch> create(const ClRuntime& rt);
 
+  // Grid cells are h / kCellsPerH[axis] wide (SimParams::cell_size); a search scans
+  // 2 kCellsPerH + 1 cells along each axis. The cells along x are consecutive slots, so the
+  // search reads one slot range per (y, z) row: narrow x cells shorten the rows (fewer
+  // candidates) without adding rows, each of which costs about ten candidates' time.
+  static constexpr int kCellsPerH[3] = {2, 1, 1};
+
   // Grids of up to this many cells (+ 1) are scanned by one work-item in the CPU form, which
   // leaves the counts zeroed for the next sort (their buffers start zeroed: allocate).
   static constexpr int kSerialScanEntries = 16384;

@@ -25,7 +25,7 @@ struct ShapeParams {
 struct SimParams {
   // grid
   float grid_min[3];
-  float cell_size;
+  float cell_size[3];  // per axis: x cells are narrower (device/neighbour_search.hpp)
   std::int32_t grid_dim[3];
   std::int32_t num_cells;
   // smoothing kernel and particle
@@ -59,7 +59,7 @@ struct SimParams {
   float domain_max[3];
   std::int32_t ghost_viscosity;  // hand ghosts take part in the conformation constraints
   float conformation_yield;      // largest |Q - I| kept (plastic yield of elastic memory)
-  float pad3[3];
+  float pad3[1];
   ShapeParams shapes[kMaxShapes];
   // Boundary volume of a plane wall at distance d (cl/common.cl wall_volume):
   // psi(d) = integral of W beyond the wall, area(d) = -dpsi/dd, sampled at d = k h / (N - 1).
