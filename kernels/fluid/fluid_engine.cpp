@@ -284,7 +284,7 @@ Status FluidEngine::Impl::allocate() {
   for (cl::Buffer* b : {&s.contact, &s.ghost_contact, &s.omega}) *b = make_buffer(ctx, cap * 16, err);
   s.nbr = make_buffer(ctx, cap * 4 * static_cast<std::size_t>(s.max_neighbours), err);
   s.nbr_count = make_buffer(ctx, cap * 4, err);
-  s.pair = make_buffer(ctx, cap * 16 * static_cast<std::size_t>(s.max_neighbours), err);
+  s.pair = make_buffer(ctx, cap * 8 * static_cast<std::size_t>(s.max_neighbours), err);
   s.gnbr = make_buffer(ctx, cap * 4 * static_cast<std::size_t>(s.max_ghost_neighbours), err);
   s.gnbr_count = make_buffer(ctx, cap * 4, err);
   s.slot_of_id = make_buffer(ctx, cap * 4, err);

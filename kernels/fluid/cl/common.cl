@@ -176,31 +176,6 @@ inline void load_pair8(__global const float2* pair, int i, int k, int n, int cap
 #endif
 }
 
-// Four-term pair entries k .. k + 7 of particle i (the pair scratch holds a float4 per entry;
-// kernels that keep two terms per pair view it as float2, using its first half).
-// Entry k + l = (a, b, c, d) lane l.
-inline void store_pair8x4(__global float4* pair, int i, int k, int n, int cap, float8 a, float8 b,
-                          float8 c, float8 d) {
-#ifdef NBR_STRIDED
-  NBR(pair, i, k, n, cap) = (float4)(a.s0, b.s0, c.s0, d.s0);
-  NBR(pair, i, k + 1, n, cap) = (float4)(a.s1, b.s1, c.s1, d.s1);
-  NBR(pair, i, k + 2, n, cap) = (float4)(a.s2, b.s2, c.s2, d.s2);
-  NBR(pair, i, k + 3, n, cap) = (float4)(a.s3, b.s3, c.s3, d.s3);
-  NBR(pair, i, k + 4, n, cap) = (float4)(a.s4, b.s4, c.s4, d.s4);
-  NBR(pair, i, k + 5, n, cap) = (float4)(a.s5, b.s5, c.s5, d.s5);
-  NBR(pair, i, k + 6, n, cap) = (float4)(a.s6, b.s6, c.s6, d.s6);
-  NBR(pair, i, k + 7, n, cap) = (float4)(a.s7, b.s7, c.s7, d.s7);
-#else
-  __global float* p = (__global float*)(pair + NBR_INDEX(i, k, n, cap));
-  vstore16((float16)(a.s0, b.s0, c.s0, d.s0, a.s1, b.s1, c.s1, d.s1, a.s2, b.s2, c.s2, d.s2,
-                     a.s3, b.s3, c.s3, d.s3),
-           0, p);
-  vstore16((float16)(a.s4, b.s4, c.s4, d.s4, a.s5, b.s5, c.s5, d.s5, a.s6, b.s6, c.s6, d.s6,
-                     a.s7, b.s7, c.s7, d.s7),
-           1, p);
-#endif
-}
-
 // The lane interleaves of two 8-lane vectors within their 128-bit halves (x86 unpck*).
 inline float8 unpack_lo_singles(float8 a, float8 b) {
   return (float8)(a.s0, b.s0, a.s1, b.s1, a.s4, b.s4, a.s5, b.s5);
@@ -222,21 +197,6 @@ inline void columns8x4(float4 a, float4 b, float4 c, float4 d, float4 e, float4 
   *c1 = unpack_hi_pairs(lo0, lo1);
   *c2 = unpack_lo_pairs(hi0, hi1);
   *c3 = unpack_hi_pairs(hi0, hi1);
-}
-
-// The inverse of store_pair8x4: entries k .. k + 7 of particle i as four 8-lane columns.
-inline void load_pair8x4(__global const float4* pair, int i, int k, int n, int cap, float8* a,
-                         float8* b, float8* c, float8* d) {
-#ifdef NBR_STRIDED
-  columns8x4(NBR(pair, i, k, n, cap), NBR(pair, i, k + 1, n, cap), NBR(pair, i, k + 2, n, cap),
-             NBR(pair, i, k + 3, n, cap), NBR(pair, i, k + 4, n, cap), NBR(pair, i, k + 5, n, cap),
-             NBR(pair, i, k + 6, n, cap), NBR(pair, i, k + 7, n, cap), a, b, c, d);
-#else
-  __global const float* p = (__global const float*)(pair + NBR_INDEX(i, k, n, cap));
-  const float16 lo = vload16(0, p), hi = vload16(1, p);
-  columns8x4(lo.s0123, lo.s4567, lo.s89ab, lo.scdef, hi.s0123, hi.s4567, hi.s89ab, hi.scdef, a, b,
-             c, d);
-#endif
 }
 
 inline float hsum8(float8 v) {

@@ -38,9 +38,8 @@ struct DeviceState {
   Field x, x0, v, id, flags, conf, anchor, bond_id, bond_rest;
   cl::Buffer density, lambda, lambda_sum, contact, ghost_contact, omega;
   cl::Buffer nbr, nbr_count;    // fluid -> fluid
-  cl::Buffer pair;              // float4 per fluid -> fluid entry (nbr layout): scratch that a
+  cl::Buffer pair;              // float2 per fluid -> fluid entry (nbr layout): scratch that a
                                 // constraint set fills and reads back within one of its phases
-                                // (kernels keeping two terms per pair view it as float2)
   cl::Buffer gnbr, gnbr_count;  // fluid -> ghost
   cl::Buffer slot_of_id;
   GridBuffers fluid_grid;
