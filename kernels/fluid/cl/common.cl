@@ -541,3 +541,26 @@ inline float3 friction_anchor(int i, __global const uint* flags, __global const 
                               __global const float4* x0) {
   return (flags[i] & FLAG_ANCHOR) ? anchor[i].xyz : x0[i].xyz;
 }
+
+// The 8 x 8 transpose of the rows r0 .. r7 (lane l of row k to lane k of row l) in the in-lane
+// sequence of columns8x4 (interleaves of singles, of pairs, then the 128-bit halves): 24
+// shuffles, where building each column lane by lane took several times as many.
+inline void transpose8x8(float8* r0, float8* r1, float8* r2, float8* r3, float8* r4, float8* r5,
+                         float8* r6, float8* r7) {
+  const float8 t0 = unpack_lo_singles(*r0, *r1), t1 = unpack_hi_singles(*r0, *r1);
+  const float8 t2 = unpack_lo_singles(*r2, *r3), t3 = unpack_hi_singles(*r2, *r3);
+  const float8 t4 = unpack_lo_singles(*r4, *r5), t5 = unpack_hi_singles(*r4, *r5);
+  const float8 t6 = unpack_lo_singles(*r6, *r7), t7 = unpack_hi_singles(*r6, *r7);
+  const float8 u0 = unpack_lo_pairs(t0, t2), u1 = unpack_hi_pairs(t0, t2);
+  const float8 u2 = unpack_lo_pairs(t1, t3), u3 = unpack_hi_pairs(t1, t3);
+  const float8 u4 = unpack_lo_pairs(t4, t6), u5 = unpack_hi_pairs(t4, t6);
+  const float8 u6 = unpack_lo_pairs(t5, t7), u7 = unpack_hi_pairs(t5, t7);
+  *r0 = (float8)(u0.lo, u4.lo);
+  *r1 = (float8)(u1.lo, u5.lo);
+  *r2 = (float8)(u2.lo, u6.lo);
+  *r3 = (float8)(u3.lo, u7.lo);
+  *r4 = (float8)(u0.hi, u4.hi);
+  *r5 = (float8)(u1.hi, u5.hi);
+  *r6 = (float8)(u2.hi, u6.hi);
+  *r7 = (float8)(u3.hi, u7.hi);
+}

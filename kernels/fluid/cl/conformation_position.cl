@@ -282,38 +282,43 @@ __kernel void conf_pos_solve(int n, int plane, __global const uint* flags,
   const float8 d3 = hxx + hyy, d4 = hxx + hzz, d5 = hyy + hzz;
   const float8 coef = SUM(PSUM_COEF);  // 0 in unused lanes
 #undef SUM
-  // Q0 - I, component by component, from the eight particles' rows.
-  const float8 q0 = conf[slot.s0], q1 = conf[slot.s1], q2 = conf[slot.s2], q3 = conf[slot.s3];
-  const float8 q4 = conf[slot.s4], q5 = conf[slot.s5], q6 = conf[slot.s6], q7 = conf[slot.s7];
-#define COMPONENT(s) (float8)(q0.s, q1.s, q2.s, q3.s, q4.s, q5.s, q6.s, q7.s)
+  // Q0 - I, component by component: the eight particles' rows transposed.
+  float8 q0 = conf[slot.s0], q1 = conf[slot.s1], q2 = conf[slot.s2], q3 = conf[slot.s3];
+  float8 q4 = conf[slot.s4], q5 = conf[slot.s5], q6 = conf[slot.s6], q7 = conf[slot.s7];
+  transpose8x8(&q0, &q1, &q2, &q3, &q4, &q5, &q6, &q7);
   const float at = P->alpha * P->inv_dt * P->inv_dt;
   // dlambda_k = (-C_k - at lambda_k) / (diag_k + at), C = q0 - I + c; a dead particle gets 0.
 #define STEP(k, qk, ck, dk)                                                          \
   const float8 l##k = vload8(w, lambda + (k) * plane);                               \
   const float8 dl##k = live * (-(qk + ck) - at * l##k) / (dk + at + 1e-12f);         \
   vstore8(l##k + dl##k, w, lambda + (k) * plane);
-  STEP(0, (COMPONENT(s0) - 1.0f), c0, d0)
-  STEP(1, (COMPONENT(s1) - 1.0f), c1, d1)
-  STEP(2, (COMPONENT(s2) - 1.0f), c2, d2)
-  STEP(3, COMPONENT(s3), c3, d3)
-  STEP(4, COMPONENT(s4), c4, d4)
-  STEP(5, COMPONENT(s5), c5, d5)
+  STEP(0, (q0 - 1.0f), c0, d0)
+  STEP(1, (q1 - 1.0f), c1, d1)
+  STEP(2, (q2 - 1.0f), c2, d2)
+  STEP(3, q3, c3, d3)
+  STEP(4, q4, c4, d4)
+  STEP(5, q5, c5, d5)
 #undef STEP
-#undef COMPONENT
-  // Back to one float8 ((beta / n_i) dlambda) and one float4 (s_i) per particle.
-#define STORE_LANE(l, s)                                                                   \
-  if (i0 + l < n) {                                                                        \
-    dlambda[i0 + l] = coef.s * (float8)(dl0.s, dl1.s, dl2.s, dl3.s, dl4.s, dl5.s, 0.0f, 0.0f); \
-    pconst[i0 + l] = (float4)(gx.s, gy.s, gz.s, 0.0f);                                     \
+  // Back to one float8 ((beta / n_i) dlambda) and one float4 (s_i) per particle: the same
+  // transpose, with zero rows for the unused lanes.
+  float8 o0 = coef * dl0, o1 = coef * dl1, o2 = coef * dl2, o3 = coef * dl3, o4 = coef * dl4;
+  float8 o5 = coef * dl5, o6 = (float8)(0.0f), o7 = (float8)(0.0f);
+  transpose8x8(&o0, &o1, &o2, &o3, &o4, &o5, &o6, &o7);
+  float8 s0 = gx, s1 = gy, s2 = gz, s3 = (float8)(0.0f), s4 = s3, s5 = s3, s6 = s3, s7 = s3;
+  transpose8x8(&s0, &s1, &s2, &s3, &s4, &s5, &s6, &s7);
+#define STORE_LANE(l)              \
+  if (i0 + l < n) {                \
+    dlambda[i0 + l] = o##l;        \
+    pconst[i0 + l] = s##l.lo;      \
   }
-  STORE_LANE(0, s0)
-  STORE_LANE(1, s1)
-  STORE_LANE(2, s2)
-  STORE_LANE(3, s3)
-  STORE_LANE(4, s4)
-  STORE_LANE(5, s5)
-  STORE_LANE(6, s6)
-  STORE_LANE(7, s7)
+  STORE_LANE(0)
+  STORE_LANE(1)
+  STORE_LANE(2)
+  STORE_LANE(3)
+  STORE_LANE(4)
+  STORE_LANE(5)
+  STORE_LANE(6)
+  STORE_LANE(7)
 #undef STORE_LANE
 }
 
