@@ -12,16 +12,20 @@
 //   constraint (3.16)      sum_j A(g_j) (p_j - R p0_j) = Voigt(M + M^T),  M = S - R T,
 //                          S = sum p g^T, T = sum p0 g^T  (fluid neighbours and ghosts)
 // so R is applied to the sums. Per-particle planes (`plane` floats each, a multiple of 8):
-// sums (PSUM_PLANES), the rotation (x, y, z, w) and the multipliers (6).
+// sums (PSUM_PLANES), the rotation (x, y, z, w) and the multipliers (6). The first 24 sums are
+// stored as three float8 rows per particle in the space of planes 0-23 (row 3 i + c / 8 holds
+// sums c .. c + 7; the plane is at least n): one vector store each where the planes took one
+// scalar store per sum, and conf_pos_solve transposes them in-lane. The rest are planes.
 #define PSUM_A 0      // 9: A row-major (A_ab = sum p_a p0_b - N c_a c0_b)
 #define PSUM_S 9      // 6: S in Voigt order (symmetric: g is parallel to p)
 #define PSUM_T 15     // 9: T row-major (T_ab = sum p0_a g_b)
+#define PSUM_ROWS 3   // float8 rows per particle: sums 0-23
 #define PSUM_G2 24    // 3: sum g_x^2, g_y^2, g_z^2 (fluid)
 #define PSUM_G 27     // 3: s_i = sum g (fluid and ghosts)
 #define PSUM_COEF 30  // 1: beta / n_i of constraint i
 #define PSUM_PLANES 31
 
-// Lanes 0-5 (0-7) of v to planes c .. c + 5 (c + 7) of particle i.
+// Lanes 0-5 of v to planes c .. c + 5 of particle i.
 inline void store_planes6(__global float* sums, int plane, int i, int c, float8 v) {
   __global float* p = sums + c * plane + i;
   p[0] = v.s0;
@@ -30,11 +34,6 @@ inline void store_planes6(__global float* sums, int plane, int i, int c, float8 
   p[3 * plane] = v.s3;
   p[4 * plane] = v.s4;
   p[5 * plane] = v.s5;
-}
-inline void store_planes8(__global float* sums, int plane, int i, int c, float8 v) {
-  store_planes6(sums, plane, i, c, v);
-  sums[(c + 6) * plane + i] = v.s6;
-  sums[(c + 7) * plane + i] = v.s7;
 }
 
 inline void conf_pos_sums_at(int i, int n, int plane, __global const float4* x,
@@ -45,7 +44,8 @@ inline void conf_pos_sums_at(int i, int n, int plane, __global const float4* x,
                              __global const float* gvol, __global const float* density, P_CONST P,
                              __global float2* restrict pair, __global float* restrict sums) {
   if (flags[i] & FLAG_DEAD) {
-    for (int c = 0; c < PSUM_PLANES; ++c) sums[c * plane + i] = 0.0f;
+    for (int r = 0; r < PSUM_ROWS; ++r) vstore8((float8)(0.0f), PSUM_ROWS * i + r, sums);
+    for (int c = PSUM_G2; c < PSUM_PLANES; ++c) sums[c * plane + i] = 0.0f;
     return;
   }
   const float3 xi = x[i].xyz;
@@ -176,10 +176,10 @@ inline void conf_pos_sums_at(int i, int n, int plane, __global const float4* x,
   r0 -= (float8)(cpx, cpx, cpx, cpy, cpy, cpy, cpz, cpz) *
         (float8)(cqx, cqy, cqz, cqx, cqy, cqz, cqx, cqy) * inv;
   r1.s0 -= cpz * cqz * inv;
-  store_planes8(sums, plane, i, PSUM_A, r0);
-  store_planes8(sums, plane, i, PSUM_A + 8, r1);
-  store_planes8(sums, plane, i, PSUM_A + 16, r2);
-  store_planes6(sums, plane, i, PSUM_A + 24, r3);
+  vstore8(r0, PSUM_ROWS * i, sums);
+  vstore8(r1, PSUM_ROWS * i + 1, sums);
+  vstore8(r2, PSUM_ROWS * i + 2, sums);
+  store_planes6(sums, plane, i, PSUM_G2, r3);
   sums[PSUM_COEF * plane + i] = relaxation(cnt, P);
 }
 
@@ -238,9 +238,20 @@ __kernel void conf_pos_solve(int n, int plane, __global const uint* flags,
   const float8 live = select((float8)(0.0f), (float8)(1.0f),
                              ((int8)(0, 1, 2, 3, 4, 5, 6, 7) < n - i0) & ((fl & FLAG_DEAD) == 0u));
 #define SUM(c) (live * vload8(w, sums + (c) * plane))
-  const float8 a00 = SUM(PSUM_A), a01 = SUM(PSUM_A + 1), a02 = SUM(PSUM_A + 2);
-  const float8 a10 = SUM(PSUM_A + 3), a11 = SUM(PSUM_A + 4), a12 = SUM(PSUM_A + 5);
-  const float8 a20 = SUM(PSUM_A + 6), a21 = SUM(PSUM_A + 7), a22 = SUM(PSUM_A + 8);
+  // Sums 0-23 from the eight particles' rows, transposed (row r of particle l to lane l).
+#define ROW(l, r) vload8(PSUM_ROWS * slot.s##l + (r), sums)
+  float8 a00 = ROW(0, 0), a01 = ROW(1, 0), a02 = ROW(2, 0), a10 = ROW(3, 0);
+  float8 a11 = ROW(4, 0), a12 = ROW(5, 0), a20 = ROW(6, 0), a21 = ROW(7, 0);
+  transpose8x8(&a00, &a01, &a02, &a10, &a11, &a12, &a20, &a21);
+  float8 a22 = ROW(0, 1), sxx = ROW(1, 1), syy = ROW(2, 1), szz = ROW(3, 1);
+  float8 sxy = ROW(4, 1), sxz = ROW(5, 1), syz = ROW(6, 1), t00 = ROW(7, 1);
+  transpose8x8(&a22, &sxx, &syy, &szz, &sxy, &sxz, &syz, &t00);
+  float8 t01 = ROW(0, 2), t02 = ROW(1, 2), t10 = ROW(2, 2), t11 = ROW(3, 2);
+  float8 t12 = ROW(4, 2), t20 = ROW(5, 2), t21 = ROW(6, 2), t22 = ROW(7, 2);
+  transpose8x8(&t01, &t02, &t10, &t11, &t12, &t20, &t21, &t22);
+#undef ROW
+  a00 *= live; a01 *= live; a02 *= live; a10 *= live; a11 *= live; a12 *= live;
+  a20 *= live; a21 *= live; a22 *= live;
   float8 qx = (float8)(0.0f), qy = (float8)(0.0f), qz = (float8)(0.0f), qw = (float8)(1.0f);
   if (P->corotation) {
     qx = vload8(w, rot);
@@ -259,21 +270,20 @@ __kernel void conf_pos_solve(int n, int plane, __global const uint* flags,
   const float8 r11 = 1.0f - 2.0f * (qx * qx + qz * qz), r12 = 2.0f * (qy * qz - qw * qx);
   const float8 r20 = 2.0f * (qx * qz - qw * qy), r21 = 2.0f * (qy * qz + qw * qx);
   const float8 r22 = 1.0f - 2.0f * (qx * qx + qy * qy);
-  const float8 t00 = SUM(PSUM_T), t01 = SUM(PSUM_T + 1), t02 = SUM(PSUM_T + 2);
-  const float8 t10 = SUM(PSUM_T + 3), t11 = SUM(PSUM_T + 4), t12 = SUM(PSUM_T + 5);
-  const float8 t20 = SUM(PSUM_T + 6), t21 = SUM(PSUM_T + 7), t22 = SUM(PSUM_T + 8);
+  t00 *= live; t01 *= live; t02 *= live; t10 *= live; t11 *= live; t12 *= live;
+  t20 *= live; t21 *= live; t22 *= live;
   // M = S - R T, (R T)_ab = sum_c R_ac T_cb; c = Voigt(M + M^T)
   const float8 rt00 = r00 * t00 + r01 * t10 + r02 * t20, rt01 = r00 * t01 + r01 * t11 + r02 * t21;
   const float8 rt02 = r00 * t02 + r01 * t12 + r02 * t22, rt10 = r10 * t00 + r11 * t10 + r12 * t20;
   const float8 rt11 = r10 * t01 + r11 * t11 + r12 * t21, rt12 = r10 * t02 + r11 * t12 + r12 * t22;
   const float8 rt20 = r20 * t00 + r21 * t10 + r22 * t20, rt21 = r20 * t01 + r21 * t11 + r22 * t21;
   const float8 rt22 = r20 * t02 + r21 * t12 + r22 * t22;
-  const float8 c0 = 2.0f * (SUM(PSUM_S) - rt00);
-  const float8 c1 = 2.0f * (SUM(PSUM_S + 1) - rt11);
-  const float8 c2 = 2.0f * (SUM(PSUM_S + 2) - rt22);
-  const float8 c3 = 2.0f * SUM(PSUM_S + 3) - rt01 - rt10;
-  const float8 c4 = 2.0f * SUM(PSUM_S + 4) - rt02 - rt20;
-  const float8 c5 = 2.0f * SUM(PSUM_S + 5) - rt12 - rt21;
+  const float8 c0 = 2.0f * (live * sxx - rt00);
+  const float8 c1 = 2.0f * (live * syy - rt11);
+  const float8 c2 = 2.0f * (live * szz - rt22);
+  const float8 c3 = 2.0f * (live * sxy) - rt01 - rt10;
+  const float8 c4 = 2.0f * (live * sxz) - rt02 - rt20;
+  const float8 c5 = 2.0f * (live * syz) - rt12 - rt21;
   // diag(J J^T) = diag of the fluid rows + voigt_sym_diag(s)
   const float8 gx = SUM(PSUM_G), gy = SUM(PSUM_G + 1), gz = SUM(PSUM_G + 2);
   const float8 hxx = SUM(PSUM_G2) + gx * gx, hyy = SUM(PSUM_G2 + 1) + gy * gy;
