@@ -38,6 +38,48 @@ inline float relaxation(int fluid_neighbours, P_CONST P) {
 
 // ---- shared by both levels ------------------------------------------------------------------
 
+// Running 8-lane sums of the neighbour loops' tensors, one helper per shape so the fluid and
+// ghost loops of a kernel add the same terms the same way (the fields are separate vectors:
+// they stay in registers like named locals).
+typedef struct {
+  float8 xx, xy, xz, yx, yy, yz, zx, zy, zz;
+} Outer8;  // sum a b^T, row-major
+typedef struct {
+  float8 xx, yy, zz, xy, xz, yz;
+} Voigt8;  // a symmetric 3 x 3 sum in Voigt order
+
+inline void add_outer8(Outer8* s, float8 ax, float8 ay, float8 az, float8 bx, float8 by, float8 bz) {
+  s->xx += ax * bx;
+  s->xy += ax * by;
+  s->xz += ax * bz;
+  s->yx += ay * bx;
+  s->yy += ay * by;
+  s->yz += ay * bz;
+  s->zx += az * bx;
+  s->zy += az * by;
+  s->zz += az * bz;
+}
+
+// The upper triangle of a b^T (xx, yy, zz, xy, xz, yz): all the solve reads of S = sum p (x) g.
+inline void add_upper8(Voigt8* s, float8 ax, float8 ay, float8 az, float8 bx, float8 by, float8 bz) {
+  s->xx += ax * bx;
+  s->yy += ay * by;
+  s->zz += az * bz;
+  s->xy += ax * by;
+  s->xz += ax * bz;
+  s->yz += ay * bz;
+}
+
+// A(g) t = t (x) g + (t (x) g)^T in Voigt form.
+inline void add_a_voigt8(Voigt8* s, float8 gx, float8 gy, float8 gz, float8 tx, float8 ty, float8 tz) {
+  s->xx += 2.0f * gx * tx;
+  s->yy += 2.0f * gy * ty;
+  s->zz += 2.0f * gz * tz;
+  s->xy += gy * tx + gx * ty;
+  s->xz += gz * tx + gx * tz;
+  s->yz += gz * ty + gy * tz;
+}
+
 // Viscous coupling (no-slip hand): within one substep the hand drags the fluid at most half a
 // kernel radius; a faster ghost drags as if it moved that far (like a CFL limit: beyond it the
 // constraint would pull particles past their whole neighbourhood and wind elastic materials up

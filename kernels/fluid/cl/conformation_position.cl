@@ -53,9 +53,8 @@ inline void conf_pos_sums_at(int i, int n, int plane, __global const float4* x,
   const int cnt = (int)min(ncount[i], (uint)P->max_neighbours);
   // Eight neighbours per step, in 8-lane sums (padding is i itself: p = p0 = 0, and f = 0).
   float8 px = 0, py = 0, pz = 0, qx = 0, qy = 0, qz = 0;
-  float8 a00 = 0, a01 = 0, a02 = 0, a10 = 0, a11 = 0, a12 = 0, a20 = 0, a21 = 0, a22 = 0;
-  float8 sxx = 0, syy = 0, szz = 0, sxy = 0, sxz = 0, syz = 0;
-  float8 t00 = 0, t01 = 0, t02 = 0, t10 = 0, t11 = 0, t12 = 0, t20 = 0, t21 = 0, t22 = 0;
+  Outer8 A = {0}, T = {0};  // A = sum p p0^T, T = sum p0 g^T
+  Voigt8 S = {0};           // S = sum p (x) g
   float8 gxx = 0, gyy = 0, gzz = 0, sx = 0, sy = 0, sz = 0;
   const int padded = padded_count(cnt, P->max_neighbours);
   for (int k = 0; k < padded; k += NBR_PAD) {
@@ -83,30 +82,9 @@ inline void conf_pos_sums_at(int i, int n, int plane, __global const float4* x,
     qx += bx;
     qy += by;
     qz += bz;
-    a00 += ax * bx;
-    a01 += ax * by;
-    a02 += ax * bz;
-    a10 += ay * bx;
-    a11 += ay * by;
-    a12 += ay * bz;
-    a20 += az * bx;
-    a21 += az * by;
-    a22 += az * bz;
-    sxx += ax * gx;
-    syy += ay * gy;
-    szz += az * gz;
-    sxy += ax * gy;
-    sxz += ax * gz;
-    syz += ay * gz;
-    t00 += bx * gx;
-    t01 += bx * gy;
-    t02 += bx * gz;
-    t10 += by * gx;
-    t11 += by * gy;
-    t12 += by * gz;
-    t20 += bz * gx;
-    t21 += bz * gy;
-    t22 += bz * gz;
+    add_outer8(&A, ax, ay, az, bx, by, bz);
+    add_upper8(&S, ax, ay, az, gx, gy, gz);
+    add_outer8(&T, bx, by, bz, gx, gy, gz);
     gxx += gx * gx;
     gyy += gy * gy;
     gzz += gz * gz;
@@ -117,9 +95,9 @@ inline void conf_pos_sums_at(int i, int n, int plane, __global const float4* x,
   // The lane sums, eight planes per vector: r0 = A_00 .. A_21, r1 = A_22, S, T_00,
   // r2 = T_01 .. T_22, r3 = G2, s, then sum p_x, p_y; r4 = sum p_z, sum p0. (Summed one by one
   // and stored from a local array, the sums had taken a fifth of this kernel's instructions.)
-  float8 r0 = hsum8x8(a00, a01, a02, a10, a11, a12, a20, a21);
-  float8 r1 = hsum8x8(a22, sxx, syy, szz, sxy, sxz, syz, t00);
-  float8 r2 = hsum8x8(t01, t02, t10, t11, t12, t20, t21, t22);
+  float8 r0 = hsum8x8(A.xx, A.xy, A.xz, A.yx, A.yy, A.yz, A.zx, A.zy);
+  float8 r1 = hsum8x8(A.zz, S.xx, S.yy, S.zz, S.xy, S.xz, S.yz, T.xx);
+  float8 r2 = hsum8x8(T.xy, T.xz, T.yx, T.yy, T.yz, T.zx, T.zy, T.zz);
   float8 r3 = hsum8x8(gxx, gyy, gzz, sx, sy, sz, px, py);
   const float8 zero = (float8)(0.0f);
   const float8 r4 = hsum8x8(pz, qx, qy, qz, zero, zero, zero, zero);
@@ -130,8 +108,8 @@ inline void conf_pos_sums_at(int i, int n, int plane, __global const float4* x,
   // with the no-slip hand at 5,000 particles).
   const int gc = P->ghost_viscosity ? (int)min(gcount[i], (uint)P->max_ghost_neighbours) : 0;
   if (gc > 0) {
-    float8 hxx = 0, hyy = 0, hzz = 0, hxy = 0, hxz = 0, hyz = 0;
-    float8 u00 = 0, u01 = 0, u02 = 0, u10 = 0, u11 = 0, u12 = 0, u20 = 0, u21 = 0, u22 = 0;
+    Voigt8 H = {0};  // the ghosts' S
+    Outer8 U = {0};  // and T
     float8 ux = 0, uy = 0, uz = 0;
     for (int k = 0; k < gc; k += NBR_PAD) {
       const uint8 g = nbr8_unpadded(gnbr, i, k, gc, n, P->max_ghost_neighbours);
@@ -147,27 +125,14 @@ inline void conf_pos_sums_at(int i, int n, int plane, __global const float4* x,
       const float8 w = -(live8(k, gc) * gather8(gvol, g) *
                          kernel_grad_factor8(ax * ax + ay * ay + az * az, P));
       const float8 gx = w * ax, gy = w * ay, gz = w * az;
-      hxx += ax * gx;
-      hyy += ay * gy;
-      hzz += az * gz;
-      hxy += ax * gy;
-      hxz += ax * gz;
-      hyz += ay * gz;
-      u00 += bx * gx;
-      u01 += bx * gy;
-      u02 += bx * gz;
-      u10 += by * gx;
-      u11 += by * gy;
-      u12 += by * gz;
-      u20 += bz * gx;
-      u21 += bz * gy;
-      u22 += bz * gz;
+      add_upper8(&H, ax, ay, az, gx, gy, gz);
+      add_outer8(&U, bx, by, bz, gx, gy, gz);
       ux += gx;
       uy += gy;
       uz += gz;
     }
-    r1 += hsum8x8(zero, hxx, hyy, hzz, hxy, hxz, hyz, u00);
-    r2 += hsum8x8(u01, u02, u10, u11, u12, u20, u21, u22);
+    r1 += hsum8x8(zero, H.xx, H.yy, H.zz, H.xy, H.xz, H.yz, U.xx);
+    r2 += hsum8x8(U.xy, U.xz, U.yx, U.yy, U.yz, U.zx, U.zy, U.zz);
     r3 += (float8)(0.0f, 0.0f, 0.0f, hsum8(ux), hsum8(uy), hsum8(uz), 0.0f, 0.0f);
   }
   // A about the centroid: sum p p0^T - (sum p)(sum p0)^T / N.

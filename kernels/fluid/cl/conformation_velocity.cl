@@ -167,7 +167,7 @@ __kernel void conf_vel_setup(int n, __global const float4* x, __global const uin
   const float3 wi = spin[i].xyz;
   // Eight neighbours per step in 8-lane sums, the rows transposed in-lane (common.cl
   // columns8x4); padding has f = 0.
-  float8 k08 = 0, k18 = 0, k28 = 0, k38 = 0, k48 = 0, k58 = 0;
+  Voigt8 K = {0};  // K_i = sum_j A(g_ij) (w_i x r_ij)
   float8 gxx8 = 0, gyy8 = 0, gzz8 = 0, sx8 = 0, sy8 = 0, sz8 = 0;
   const int cnt = (int)min(ncount[i], (uint)P->max_neighbours);
   const int padded = padded_count(cnt, P->max_neighbours);
@@ -185,12 +185,7 @@ __kernel void conf_vel_setup(int n, __global const float4* x, __global const uin
     const float8 gx = vj * f * rx, gy = vj * f * ry, gz = vj * f * rz;
     // t = w x r
     const float8 tx = wi.y * rz - wi.z * ry, ty = wi.z * rx - wi.x * rz, tz = wi.x * ry - wi.y * rx;
-    k08 += 2.0f * gx * tx;
-    k18 += 2.0f * gy * ty;
-    k28 += 2.0f * gz * tz;
-    k38 += gy * tx + gx * ty;
-    k48 += gz * tx + gx * tz;
-    k58 += gz * ty + gy * tz;
+    add_a_voigt8(&K, gx, gy, gz, tx, ty, tz);
     gxx8 += gx * gx;
     gyy8 += gy * gy;
     gzz8 += gz * gz;
@@ -200,13 +195,14 @@ __kernel void conf_vel_setup(int n, __global const float4* x, __global const uin
   }
   const float gxx = hsum8(gxx8), gyy = hsum8(gyy8), gzz = hsum8(gzz8);
   const float sx = hsum8(sx8), sy = hsum8(sy8), sz = hsum8(sz8);
-  float8 kc = (float8)(hsum8(k08), hsum8(k18), hsum8(k28), hsum8(k38), hsum8(k48), hsum8(k58), 0.0f, 0.0f);
+  float8 kc = (float8)(hsum8(K.xx), hsum8(K.yy), hsum8(K.zz), hsum8(K.xy), hsum8(K.xz), hsum8(K.yz), 0.0f, 0.0f);
   float3 s = (float3)(sx, sy, sz);
   const int gc = P->ghost_viscosity ? (int)min(gcount[i], (uint)P->max_ghost_neighbours) : 0;
   if (gc > 0) {
     // The ghosts' whole term, A(g) (u_g + w_i x r), eight list entries per step (entries past
     // the count weigh 0); u_g is the ghost's velocity, its step over the substep capped.
-    float8 a08 = 0, a18 = 0, a28 = 0, a38 = 0, a48 = 0, a58 = 0, gx8 = 0, gy8 = 0, gz8 = 0;
+    Voigt8 G = {0};  // the ghosts' A(g) (u_g + w_i x r)
+    float8 gx8 = 0, gy8 = 0, gz8 = 0;
     for (int k = 0; k < gc; k += NBR_PAD) {
       const uint8 gi = nbr8_unpadded(gnbr, i, k, gc, n, P->max_ghost_neighbours);
       float8 rx, ry, rz, ux, uy, uz;
@@ -226,17 +222,12 @@ __kernel void conf_vel_setup(int n, __global const float4* x, __global const uin
       const float8 f = live8(k, gc) * gather8(gvol, gi) *
                        kernel_grad_factor8(rx * rx + ry * ry + rz * rz, P);
       const float8 gx = f * rx, gy = f * ry, gz = f * rz;
-      a08 += 2.0f * gx * tx;
-      a18 += 2.0f * gy * ty;
-      a28 += 2.0f * gz * tz;
-      a38 += gy * tx + gx * ty;
-      a48 += gz * tx + gx * tz;
-      a58 += gz * ty + gy * tz;
+      add_a_voigt8(&G, gx, gy, gz, tx, ty, tz);
       gx8 += gx;
       gy8 += gy;
       gz8 += gz;
     }
-    kc += (float8)(hsum8(a08), hsum8(a18), hsum8(a28), hsum8(a38), hsum8(a48), hsum8(a58), 0.0f, 0.0f);
+    kc += (float8)(hsum8(G.xx), hsum8(G.yy), hsum8(G.zz), hsum8(G.xy), hsum8(G.xz), hsum8(G.yz), 0.0f, 0.0f);
     s += (float3)(hsum8(gx8), hsum8(gy8), hsum8(gz8));
   }
   const float dt2 = P->dt * P->dt;
