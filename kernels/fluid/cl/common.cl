@@ -109,13 +109,34 @@ inline uint8 nbr8_unpadded(__global const uint* list, int i, int k, int cnt, int
   return select((uint8)(NBR(list, i, 0, n, cap)), nbr8(list, i, k, n, cap), lane < cnt);
 }
 
+// The lane interleaves of two 8-lane vectors within their 128-bit halves (x86 unpck*).
+inline float8 unpack_lo_singles(float8 a, float8 b) {
+  return (float8)(a.s0, b.s0, a.s1, b.s1, a.s4, b.s4, a.s5, b.s5);
+}
+inline float8 unpack_hi_singles(float8 a, float8 b) {
+  return (float8)(a.s2, b.s2, a.s3, b.s3, a.s6, b.s6, a.s7, b.s7);
+}
+inline float8 unpack_lo_pairs(float8 a, float8 b) { return (float8)(a.s01, b.s01, a.s45, b.s45); }
+inline float8 unpack_hi_pairs(float8 a, float8 b) { return (float8)(a.s23, b.s23, a.s67, b.s67); }
+
+// Lanes 0-3 of the 4-lane rows a .. h as 8-lane columns, in the in-lane sequence: rows (a, e),
+// (b, f), (c, g), (d, h) side by side, then interleaves of singles and of pairs.
+inline void columns8x4(float4 a, float4 b, float4 c, float4 d, float4 e, float4 f, float4 g,
+                       float4 h, float8* c0, float8* c1, float8* c2, float8* c3) {
+  const float8 ae = (float8)(a, e), bf = (float8)(b, f), cg = (float8)(c, g), dh = (float8)(d, h);
+  const float8 lo0 = unpack_lo_singles(ae, bf), lo1 = unpack_lo_singles(cg, dh);
+  const float8 hi0 = unpack_hi_singles(ae, bf), hi1 = unpack_hi_singles(cg, dh);
+  *c0 = unpack_lo_pairs(lo0, lo1);
+  *c1 = unpack_hi_pairs(lo0, lo1);
+  *c2 = unpack_lo_pairs(hi0, hi1);
+  *c3 = unpack_hi_pairs(hi0, hi1);
+}
+
+// Rows j of v as four 8-lane columns, transposed in-lane (columns8x4): written element by
+// element, LLVM built the transpose from blends and broadcasts, 20 % more instructions in the
+// neighbour loops (bench/RESULTS.md, fluidperf6/10).
 inline void rows8_xyzw(__global const float4* v, uint8 j, float8* x, float8* y, float8* z, float8* w) {
-  const float4 a = v[j.s0], b = v[j.s1], c = v[j.s2], d = v[j.s3];
-  const float4 e = v[j.s4], f = v[j.s5], g = v[j.s6], h = v[j.s7];
-  *x = (float8)(a.x, b.x, c.x, d.x, e.x, f.x, g.x, h.x);
-  *y = (float8)(a.y, b.y, c.y, d.y, e.y, f.y, g.y, h.y);
-  *z = (float8)(a.z, b.z, c.z, d.z, e.z, f.z, g.z, h.z);
-  *w = (float8)(a.w, b.w, c.w, d.w, e.w, f.w, g.w, h.w);
+  columns8x4(v[j.s0], v[j.s1], v[j.s2], v[j.s3], v[j.s4], v[j.s5], v[j.s6], v[j.s7], x, y, z, w);
 }
 
 inline void rows8(__global const float4* v, uint8 j, float8* x, float8* y, float8* z) {
@@ -174,29 +195,6 @@ inline void load_pair8(__global const float2* pair, int i, int k, int n, int cap
   *a = p.even;
   *b = p.odd;
 #endif
-}
-
-// The lane interleaves of two 8-lane vectors within their 128-bit halves (x86 unpck*).
-inline float8 unpack_lo_singles(float8 a, float8 b) {
-  return (float8)(a.s0, b.s0, a.s1, b.s1, a.s4, b.s4, a.s5, b.s5);
-}
-inline float8 unpack_hi_singles(float8 a, float8 b) {
-  return (float8)(a.s2, b.s2, a.s3, b.s3, a.s6, b.s6, a.s7, b.s7);
-}
-inline float8 unpack_lo_pairs(float8 a, float8 b) { return (float8)(a.s01, b.s01, a.s45, b.s45); }
-inline float8 unpack_hi_pairs(float8 a, float8 b) { return (float8)(a.s23, b.s23, a.s67, b.s67); }
-
-// Lanes 0-3 of the 4-lane rows a .. h as 8-lane columns, in the in-lane sequence: rows (a, e),
-// (b, f), (c, g), (d, h) side by side, then interleaves of singles and of pairs.
-inline void columns8x4(float4 a, float4 b, float4 c, float4 d, float4 e, float4 f, float4 g,
-                       float4 h, float8* c0, float8* c1, float8* c2, float8* c3) {
-  const float8 ae = (float8)(a, e), bf = (float8)(b, f), cg = (float8)(c, g), dh = (float8)(d, h);
-  const float8 lo0 = unpack_lo_singles(ae, bf), lo1 = unpack_lo_singles(cg, dh);
-  const float8 hi0 = unpack_hi_singles(ae, bf), hi1 = unpack_hi_singles(cg, dh);
-  *c0 = unpack_lo_pairs(lo0, lo1);
-  *c1 = unpack_hi_pairs(lo0, lo1);
-  *c2 = unpack_lo_pairs(hi0, hi1);
-  *c3 = unpack_hi_pairs(hi0, hi1);
 }
 
 inline float hsum8(float8 v) {

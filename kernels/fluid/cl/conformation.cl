@@ -93,7 +93,7 @@ inline float8 coupled_ghost_cap8(float8 dx, float8 dy, float8 dz, P_CONST P) {
 
 // sum_j A(grad W_ij)^T dl_j over i's fluid neighbours, grad W_ij = f_ij (x_i - x_j) with f_ij
 // from `pair` (positions unchanged since it was written). Eight neighbours per step in 8-lane
-// sums: one row load per neighbour and in-lane transposes (common.cl columns8x4,
+// sums: one row load per neighbour and in-lane transposes (common.cl rows8,
 // voigt_sym_t8). Taking one neighbour per step instead broadcast each offset component across
 // a float8 multiplier: four shuffles per neighbour. Padded entries have zero pair terms.
 inline float3 pair_sym_t_sum(int i, int n, __global const float4* x, __global const uint* nbr,
@@ -105,8 +105,7 @@ inline float3 pair_sym_t_sum(int i, int n, __global const float4* x, __global co
   for (int k = 0; k < cnt; k += NBR_PAD) {
     const uint8 j = nbr8(nbr, i, k, n, P->max_neighbours);
     float8 rx, ry, rz, unused, f;
-    columns8x4(x[j.s0], x[j.s1], x[j.s2], x[j.s3], x[j.s4], x[j.s5], x[j.s6], x[j.s7], &rx, &ry,
-               &rz, &unused);
+    rows8(x, j, &rx, &ry, &rz);
     rx = xi.x - rx;  // r_ij = x_i - x_j
     ry = xi.y - ry;
     rz = xi.z - rz;

@@ -59,17 +59,9 @@ inline void conf_pos_sums_at(int i, int n, int plane, __global const float4* x,
   const int padded = padded_count(cnt, P->max_neighbours);
   for (int k = 0; k < padded; k += NBR_PAD) {
     const uint8 j = nbr8(nbr, i, k, n, P->max_neighbours);
-    float8 ax, ay, az, bx, by, bz, unused;
-    columns8x4(x[j.s0], x[j.s1], x[j.s2], x[j.s3], x[j.s4], x[j.s5], x[j.s6], x[j.s7], &ax, &ay,
-               &az, &unused);
-    columns8x4(x0[j.s0], x0[j.s1], x0[j.s2], x0[j.s3], x0[j.s4], x0[j.s5], x0[j.s6], x0[j.s7],
-               &bx, &by, &bz, &unused);
-    ax -= xi.x;
-    ay -= xi.y;
-    az -= xi.z;
-    bx -= x0i.x;
-    by -= x0i.y;
-    bz -= x0i.z;
+    float8 ax, ay, az, bx, by, bz;
+    offsets8(x, j, xi, &ax, &ay, &az);
+    offsets8(x0, j, x0i, &bx, &by, &bz);
     // grad W_ij = f r_ij = -f p_j
     const float8 f = live8(k, cnt) * kernel_grad_factor8(ax * ax + ay * ay + az * az, P);
     const float8 vj = P->mass / fmax(gather8(density, j), 0.5f * P->rest_density);

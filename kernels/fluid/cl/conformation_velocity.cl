@@ -52,8 +52,7 @@ __kernel void conf_vel_begin(int n, __global const float4* x, __global const flo
   const float3 xi = x[i].xyz;
   const float3 ui = v[i].xyz;
   // Eight neighbours per step in 8-lane sums, the rows transposed in-lane (common.cl
-  // columns8x4; rows8's element-by-element transpose compiled to blends and broadcasts);
-  // padding has q = 0 and counts with weight 0.
+  // offsets8/rows8); padding has q = 0 and counts with weight 0.
   float8 w8 = 0, qx8 = 0, qy8 = 0, qz8 = 0, vx8 = 0, vy8 = 0, vz8 = 0, lx8 = 0, ly8 = 0, lz8 = 0;
   float8 sxx8 = 0, syy8 = 0, szz8 = 0, sxy8 = 0, sxz8 = 0, syz8 = 0;
   const int cnt = (int)min(ncount[i], (uint)P->max_neighbours);
@@ -61,14 +60,9 @@ __kernel void conf_vel_begin(int n, __global const float4* x, __global const flo
   for (int k = 0; k < padded; k += NBR_PAD) {
     const uint8 j = nbr8(nbr, i, k, n, P->max_neighbours);
     const float8 live = live8(k, cnt);
-    float8 ax, ay, az, bx, by, bz, unused;
-    columns8x4(x[j.s0], x[j.s1], x[j.s2], x[j.s3], x[j.s4], x[j.s5], x[j.s6], x[j.s7], &ax, &ay,
-               &az, &unused);
-    columns8x4(v[j.s0], v[j.s1], v[j.s2], v[j.s3], v[j.s4], v[j.s5], v[j.s6], v[j.s7], &bx, &by,
-               &bz, &unused);
-    ax -= xi.x;
-    ay -= xi.y;
-    az -= xi.z;
+    float8 ax, ay, az, bx, by, bz;
+    offsets8(x, j, xi, &ax, &ay, &az);
+    rows8(v, j, &bx, &by, &bz);
     bx *= live;
     by *= live;
     bz *= live;
@@ -166,19 +160,18 @@ __kernel void conf_vel_setup(int n, __global const float4* x, __global const uin
   const float3 xi = x[i].xyz;
   const float3 wi = spin[i].xyz;
   // Eight neighbours per step in 8-lane sums, the rows transposed in-lane (common.cl
-  // columns8x4); padding has f = 0.
+  // offsets8); padding has f = 0.
   Voigt8 K = {0};  // K_i = sum_j A(g_ij) (w_i x r_ij)
   float8 gxx8 = 0, gyy8 = 0, gzz8 = 0, sx8 = 0, sy8 = 0, sz8 = 0;
   const int cnt = (int)min(ncount[i], (uint)P->max_neighbours);
   const int padded = padded_count(cnt, P->max_neighbours);
   for (int k = 0; k < padded; k += NBR_PAD) {
     const uint8 j = nbr8(nbr, i, k, n, P->max_neighbours);
-    float8 rx, ry, rz, unused;
-    columns8x4(x[j.s0], x[j.s1], x[j.s2], x[j.s3], x[j.s4], x[j.s5], x[j.s6], x[j.s7], &rx, &ry,
-               &rz, &unused);
-    rx = -(rx - xi.x);  // r_ij = x_i - x_j
-    ry = -(ry - xi.y);
-    rz = -(rz - xi.z);
+    float8 rx, ry, rz;
+    offsets8(x, j, xi, &rx, &ry, &rz);
+    rx = -rx;  // r_ij = x_i - x_j
+    ry = -ry;
+    rz = -rz;
     const float8 f = live8(k, cnt) * kernel_grad_factor8(rx * rx + ry * ry + rz * rz, P);
     const float8 vj = P->mass / fmax(gather8(density, j), 0.5f * P->rest_density);
     store_pair8(pair, i, k, n, P->max_neighbours, f, vj);
@@ -256,18 +249,16 @@ __kernel void conf_vel_lambda(int n, __global const float4* x, __global const fl
     return;
   }
   // Eight neighbours per step in 8-lane sums of the symmetric part of M = sum_j r_ij (w_j u_j)^T,
-  // w_j = f_ij V_j (rows transposed in-lane, common.cl columns8x4); padded entries have zero
+  // w_j = f_ij V_j (rows transposed in-lane, common.cl rows8); padded entries have zero
   // pair terms.
   float8 mxx = 0.0f, myy = 0.0f, mzz = 0.0f, mxy = 0.0f, mxz = 0.0f, myz = 0.0f;
   const int cnt = padded_count((int)min(ncount[i], (uint)P->max_neighbours), P->max_neighbours);
   const float4 xi = x[i];
   for (int k = 0; k < cnt; k += NBR_PAD) {
     const uint8 j = nbr8(nbr, i, k, n, P->max_neighbours);
-    float8 rx, ry, rz, ux, uy, uz, f, vol, unused;
-    columns8x4(x[j.s0], x[j.s1], x[j.s2], x[j.s3], x[j.s4], x[j.s5], x[j.s6], x[j.s7], &rx, &ry,
-               &rz, &unused);
-    columns8x4(v[j.s0], v[j.s1], v[j.s2], v[j.s3], v[j.s4], v[j.s5], v[j.s6], v[j.s7], &ux, &uy,
-               &uz, &unused);
+    float8 rx, ry, rz, ux, uy, uz, f, vol;
+    rows8(x, j, &rx, &ry, &rz);
+    rows8(v, j, &ux, &uy, &uz);
     load_pair8(pair, i, k, n, P->max_neighbours, &f, &vol);
     rx = xi.x - rx;  // r_ij = x_i - x_j
     ry = xi.y - ry;

@@ -32,21 +32,15 @@ __kernel void pbf_lambda(int n, __global const float4* x, __global const uint* f
   }
   const float3 xi = x[i].xyz;
   const float v0 = P->rest_volume;
-  // Eight neighbours per step in 8-lane sums, their rows transposed in-lane (common.cl
-  // columns8x4: offsets8's element-by-element transpose compiled to blends and broadcasts);
-  // padding weighs 0.
+  // Eight neighbours per step in 8-lane sums (common.cl nbr8/offsets8); padding weighs 0.
   const float sk = P->scorr_k, sq = P->scorr_inv_wdq;
   float8 sw = 0.0f, gx8 = 0.0f, gy8 = 0.0f, gz8 = 0.0f, g2 = 0.0f, kap = 0.0f;
   const int cnt = (int)min(ncount[i], (uint)P->max_neighbours);
   const int padded = padded_count(cnt, P->max_neighbours);
   for (int k = 0; k < padded; k += NBR_PAD) {
     const uint8 j = nbr8(nbr, i, k, n, P->max_neighbours);
-    float8 px, py, pz, unused;  // p = x_j - x_i = -r_ij
-    columns8x4(x[j.s0], x[j.s1], x[j.s2], x[j.s3], x[j.s4], x[j.s5], x[j.s6], x[j.s7], &px, &py,
-               &pz, &unused);
-    px -= xi.x;
-    py -= xi.y;
-    pz -= xi.z;
+    float8 px, py, pz;  // p = x_j - x_i = -r_ij
+    offsets8(x, j, xi, &px, &py, &pz);
     const float8 r2 = px * px + py * py + pz * pz;
     const float8 live = live8(k, cnt);
     const float8 w = live * kernel_w8(r2, P);
