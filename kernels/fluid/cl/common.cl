@@ -197,6 +197,10 @@ inline void load_pair8(__global const float2* pair, int i, int k, int n, int cap
 #endif
 }
 
+// |v| for lengths in metres and speeds: PoCL's length() branches on the magnitude to guard
+// against under/overflow, which these cannot reach (pbf_apply -4 % without it).
+inline float norm3(float3 v) { return sqrt(dot(v, v)); }
+
 inline float hsum8(float8 v) {
   const float4 a = v.lo + v.hi;
   const float2 b = a.lo + a.hi;
@@ -522,15 +526,14 @@ inline float3 wall_velocity(float3 x, float3 u, P_CONST P) {
 // Coulomb friction against the walls as a position constraint inside the solver sweeps
 // (thesis 6.1.4, sliding anchor): the tangential offset from the particle's anchor (its wall
 // anchor, or where it started the substep) is removed up to mu times the normal correction
-// the walls have made so far this substep (contact.xyz, summed over the sweeps). sqrt(dot), not
-// length(): PoCL's length() branches on the magnitude, needless for lengths in metres.
+// the walls have made so far this substep (contact.xyz, summed over the sweeps).
 inline float3 wall_friction(float3 p, float4 contact, float3 anchor, P_CONST P) {
-  const float load = sqrt(dot(contact.xyz, contact.xyz));
+  const float load = norm3(contact.xyz);
   if (load <= 1e-12f || P->wall_friction <= 0.0f) return p;
   const float3 nrm = contact.xyz / load;
   const float3 d = p - anchor;
   const float3 t = d - dot(d, nrm) * nrm;
-  const float tl = sqrt(dot(t, t));
+  const float tl = norm3(t);
   const float limit = P->wall_friction * load;
   return tl <= limit ? p - t : p - t * (limit / tl);
 }

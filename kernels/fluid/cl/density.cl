@@ -170,9 +170,7 @@ __kernel void pbf_apply(int n, __global const float4* x, __global float4* x_out,
     wall_volume(xi, P, &wv, &wg);
     const float3 push = wi * li * wg;
     dx += push;
-    // sqrt(dot) here and below, not length(): PoCL's length() branches on the magnitude to
-    // guard against under/overflow, which lengths in metres cannot reach.
-    const float pl = sqrt(dot(push, push));
+    const float pl = norm3(push);
     wall += (float4)(push, pl);
   }
   float3 p = xi + dx;
@@ -202,7 +200,7 @@ __kernel void pbf_apply(int n, __global const float4* x, __global float4* x_out,
     if (P->hand_friction > 0.0f) {
       const float3 rel = (p - x0[i].xyz) - (xg[hit].xyz - xg0[hit].xyz);
       const float3 t = rel - dot(rel, dir) * dir;
-      const float tl = sqrt(dot(t, t));
+      const float tl = norm3(t);
       const float limit = P->hand_friction * (rr - d);
       const float3 f = tl <= limit ? -t : -t * (limit / tl);
       p += f;
@@ -216,7 +214,7 @@ __kernel void pbf_apply(int n, __global const float4* x, __global float4* x_out,
   float3 nrm = (float3)(0.0f);
   if (project_walls(&p, P, &nrm) > 0.0f) {
     const float3 moved = p - before;
-    wall += (float4)(moved, sqrt(dot(moved, moved)));
+    wall += (float4)(moved, norm3(moved));
   }
   contact[i] = wall;
   p = wall_friction(p, wall, friction_anchor(i, flags, anchor, x0), P);
