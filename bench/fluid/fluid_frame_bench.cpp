@@ -114,7 +114,7 @@ void honey_schedule(benchmark::State& state) {
 
 }  // namespace
 
-BENCHMARK(water)->Arg(1000)->Arg(2000)->Arg(5000)->Arg(8000)->Arg(10000)->Arg(10368)->Arg(12000)->Arg(14000)->Arg(20000)->Iterations(180)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(water)->Arg(1000)->Arg(2000)->Arg(5000)->Arg(8000)->Arg(10000)->Arg(10368)->Arg(12000)->Arg(14000)->Arg(20000)->Arg(25000)->Iterations(180)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(honey_one_substep)->Arg(1500)->Arg(2000)->Arg(5000)->Arg(10000)->Iterations(90)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(honey_slip)->Arg(2000)->Arg(5000)->Iterations(45)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(honey_schedule)
