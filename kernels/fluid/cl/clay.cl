@@ -84,13 +84,6 @@ __kernel void bonds_apply(int n, __global const float4* x, __global float4* x_ou
   }
   float3 p = xi;
   if (bonds > 0) p += (1.5f * P->bond_stiffness / (float)bonds) * dx;
-  float3 nrm = (float3)(0.0f);
-  float4 wall = contact[i];
-  const float3 before = p;
-  if (project_walls(&p, P, &nrm) > 0.0f) {
-    wall += (float4)(p - before, length(p - before));
-    contact[i] = wall;
-  }
-  p = wall_friction(p, wall, friction_anchor(i, flags, anchor, x0), P);
+  p = walls_and_friction(i, p, contact[i], contact, flags, anchor, x0, P);
   x_out[i] = (float4)(p, 0.0f);
 }

@@ -543,6 +543,22 @@ inline float3 friction_anchor(int i, __global const uint* flags, __global const 
   return (flags[i] & FLAG_ANCHOR) ? anchor[i].xyz : x0[i].xyz;
 }
 
+// How every position sweep ends for particle i at its corrected position p: projected out of
+// the walls, the move added to i's wall contact (its vector and length: the normal load the
+// friction reads, summed over the substep's sweeps) and stored, then the wall friction.
+inline float3 walls_and_friction(int i, float3 p, float4 wall, __global float4* contact,
+                                 __global const uint* flags, __global const float4* anchor,
+                                 __global const float4* x0, P_CONST P) {
+  const float3 before = p;
+  float3 nrm = (float3)(0.0f);
+  if (project_walls(&p, P, &nrm) > 0.0f) {
+    const float3 moved = p - before;
+    wall += (float4)(moved, norm3(moved));
+  }
+  contact[i] = wall;
+  return wall_friction(p, wall, friction_anchor(i, flags, anchor, x0), P);
+}
+
 // The 8 x 8 transpose of the rows r0 .. r7 (lane l of row k to lane k of row l) in the in-lane
 // sequence of columns8x4 (interleaves of singles, of pairs, then the 128-bit halves): 24
 // shuffles, where building each column lane by lane took several times as many.

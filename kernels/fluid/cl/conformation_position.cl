@@ -305,14 +305,7 @@ inline void conf_pos_apply_at(int i, int n, __global const float4* x, __global f
   const float3 s_i = pconst[i].xyz;
   float3 p =
       x[i].xyz + conformation_correction(i, n, x, nbr, ncount, pair, s_i, density, dlambda, P);
-  float3 nrm = (float3)(0.0f);
-  float4 wall = contact[i];
-  const float3 before = p;
-  if (project_walls(&p, P, &nrm) > 0.0f) {
-    wall += (float4)(p - before, length(p - before));
-    contact[i] = wall;
-  }
-  p = wall_friction(p, wall, friction_anchor(i, flags, anchor, x0), P);
+  p = walls_and_friction(i, p, contact[i], contact, flags, anchor, x0, P);
   x_out[i] = (float4)(p, 0.0f);
 }
 

@@ -210,13 +210,6 @@ __kernel void pbf_apply(int n, __global const float4* x, __global float4* x_out,
   }
   ghost_contact[i] = gc_out;
 
-  const float3 before = p;
-  float3 nrm = (float3)(0.0f);
-  if (project_walls(&p, P, &nrm) > 0.0f) {
-    const float3 moved = p - before;
-    wall += (float4)(moved, norm3(moved));
-  }
-  contact[i] = wall;
-  p = wall_friction(p, wall, friction_anchor(i, flags, anchor, x0), P);
+  p = walls_and_friction(i, p, wall, contact, flags, anchor, x0, P);
   x_out[i] = (float4)(p, 0.0f);
 }
