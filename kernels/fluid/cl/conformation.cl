@@ -194,7 +194,10 @@ __kernel void conf_update(int n, __global const float4* x, __global const float4
   for (int a = 0; a < 3; ++a)
     for (int b = 0; b < 3; ++b) L[a][b] += 0.5f * (R[a][b] - R[b][a]) * P->inv_dt;
 
-  // M q = rhs: column k of M is Voigt((1 + dt/tau) E_k - dt (E_k L + L^T E_k)).
+  // M q = rhs: column k of M is Voigt((1 + dt/tau) E_k - dt (L E_k + E_k L^T)), the implicit
+  // step of (3.6) with the upper-convected rate for L_ab = du_a/dx_b (as summed above, 3.9): the
+  // stored deformation turns with the material. (3.6)'s Q L + L^T Q is the same rate for the
+  // transposed gradient; with ours it turned the memory against the body's spin.
   const float dt = P->dt;
   const float relax = dt / P->tau;
   float M[6][7];
@@ -210,8 +213,8 @@ __kernel void conf_update(int n, __global const float4* x, __global const float4
       for (int b = a; b < 3; ++b) {
         float el = 0.0f, le = 0.0f;
         for (int c = 0; c < 3; ++c) {
-          el += E[a][c] * L[c][b];
-          le += L[c][a] * E[c][b];
+          el += L[a][c] * E[c][b];
+          le += E[a][c] * L[b][c];
         }
         M[voigt_index(a, b)][k] = (1.0f + relax) * E[a][b] - dt * (el + le);
       }
