@@ -5,8 +5,13 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <numbers>
+
+#include <Eigen/Geometry>
 
 #include "kernels/fluid/material.hpp"
+#include "kernels/hand/hand_capsules.hpp"
+#include "kernels/types/eigen_bridge.hpp"
 #include "tests/kernels/fluid/fluid_test_support.hpp"
 #include "tests/kernels/fluid/hand_fixture.hpp"
 
@@ -206,6 +211,57 @@ TEST(Hand, GhostListOverflowIsCounted) {
   const FluidStats sparse = hand_in_pool(0.04f, 16);
   EXPECT_GT(sparse.ghost_list_overflow, 0) << "ghosts with more fluid particles than their lists hold";
   EXPECT_GT(sparse.neighbour_overflow, 0) << "the fluid's own lists of 16 overflow too";
+}
+
+// The contact field as the haptics re-pose it: each sample names the joint its ghost rides on
+// and its offset in that joint's frame, so joint position + joint rotation x offset is the
+// sample's position on the pose the field was computed for, and the field carries that pose's
+// capture time and frame id. The hand is tilted 30 degrees about x (joint frames no longer the
+// array frame) and rests with its fingers in the pool.
+HandFrame tilted_hand(Vec3f palm, std::uint64_t frame_id, std::int64_t time_ns) {
+  HandFrame f = flat_hand(palm, frame_id, time_ns);
+  const float half = 0.5f * 30.0f * std::numbers::pi_v<float> / 180.0f;
+  const float c = std::cos(2 * half), sn = std::sin(2 * half);
+  for (JointPose& j : f.hands[0].joints) {
+    if (!j.valid) continue;
+    const float y = j.position.y - palm.y, z = j.position.z - palm.z;
+    j.position = {j.position.x, palm.y + c * y - sn * z, palm.z + sn * y + c * z};
+    j.orientation = {std::sin(half), 0.0f, 0.0f, std::cos(half)};
+  }
+  return f;
+}
+
+TEST(Hand, ContactSamplesAreAnchoredInTheirJointFramesAndStamped) {
+  auto e = make_engine(pool_config());
+  ASSERT_TRUE(e);
+  ASSERT_FALSE(e->load_scene(pool_scene()));
+  run(*e, 10);
+  static ContactField field;
+  FluidStats st;
+  constexpr std::int64_t t0 = 5'000'000'000;
+  const Vec3f palm{0.0f, 0.0f, kFloor + kDepth - 0.01f};
+  HandFrame prev = tilted_hand(palm, 1, t0);
+  int checked = 0, off_palm_joint = 0;
+  float worst = 0;  // m, largest distance between a sample and its re-posed anchor
+  for (std::uint64_t k = 2; k <= 4; ++k) {
+    const HandFrame now = tilted_hand(palm, k, t0 + static_cast<std::int64_t>(k) * 11'111'111);
+    e->step_frame(now, &prev, 1.0 / 90.0, field, st);
+    prev = now;
+    EXPECT_EQ(field.time_ns, now.capture_time_ns);
+    EXPECT_EQ(field.hand_frame_id, now.frame_id);
+    for (std::uint32_t q = 0; q < field.count; ++q) {
+      const ContactSample& s = field.samples[q];
+      ASSERT_LT(s.hand, field.hand_count);
+      const JointPose& j = now.hands[s.hand].joints[s.joint];
+      const Eigen::Vector3f at = to_eigen(j.position) + hand::joint_rotation(j) * to_eigen(s.offset);
+      worst = std::max(worst, (at - to_eigen(s.position)).norm());
+      off_palm_joint += s.joint != static_cast<std::uint8_t>(HandJoint::Palm);
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 0);
+  EXPECT_GT(off_palm_joint, 0) << "samples on the fingers too";
+  EXPECT_LT(worst, 1e-5f) << "joint + rotation x offset is where the sample is";
 }
 
 // Steps the pool with a scripted hand; checks every frame that nothing became non-finite, that
