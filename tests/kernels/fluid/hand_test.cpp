@@ -264,6 +264,55 @@ TEST(Hand, ContactSamplesAreAnchoredInTheirJointFramesAndStamped) {
   EXPECT_LT(worst, 1e-5f) << "joint + rotation x offset is where the sample is";
 }
 
+// A joint that jumps farther than teleport_distance between two tracker frames (tracking lost
+// and found again) is placed at its new pose, not swept there: the fluid between the two poses
+// must not feel a hand passing through it. The hand rests 2 cm deep at one end of a long pool,
+// then is seen 30 cm away at the other end. Declared a teleport (the default 15 cm), the water
+// halfway, 1.5 h and more from the hand before and after, barely stirs; declared a motion
+// (teleport_distance 1 m), the hand crosses it within the frame and throws it aside.
+double stirred_halfway(float teleport_distance) {
+  FluidConfig c = pool_config();
+  c.domain_min.y = -0.32f;
+  c.domain_max.y = 0.32f;
+  c.max_particles = 8000;
+  c.hand.teleport_distance = teleport_distance;
+  auto e = make_engine(c);
+  if (!e) return 0;
+  Scene s;
+  s.shapes.push_back(Shape::box({-0.12f, -0.3f, kFloor}, {0.12f, 0.3f, 0.35f}));
+  s.blocks.push_back({{-0.12f, -0.3f, kFloor}, {0.12f, 0.3f, kFloor + kDepth}});
+  EXPECT_FALSE(e->load_scene(s));
+  static ContactField field;
+  FluidStats st;
+  // The hand's ghosts span y from palm - 0.041 to palm + 0.088 (little finger, thumb).
+  const float z = kFloor + kDepth - 0.02f;
+  const HandFrame before = flat_hand({0.0f, -0.15f, z}, 1, 0);
+  for (int k = 0; k < 45; ++k) e->step_frame(before, &before, 1.0 / 90.0, field, st);
+  const auto start = snapshot(*e);
+  const HandFrame after = flat_hand({0.0f, 0.15f, z}, 2, 0);
+  e->step_frame(after, &before, 1.0 / 90.0, field, st);
+  const auto end = snapshot(*e);
+  double fastest = 0;  // m/s, largest velocity change of the water halfway
+                       // (y in [-0.03, 0.05]: 1.5 h from the old pose, 3 h from the new)
+  for (std::size_t k = 0; k < start.id.size() && k < end.id.size(); ++k) {
+    if (start.id[k] != end.id[k] || start.position[k].y < -0.03f || start.position[k].y > 0.05f) continue;
+    // The change in this frame: the pool still sloshes from the hand's arrival 45 frames before.
+    const Vec3f& a = start.velocity[k];
+    const Vec3f& b = end.velocity[k];
+    const float dx = b.x - a.x, dy = b.y - a.y, dz = b.z - a.z;
+    fastest = std::max(fastest, static_cast<double>(std::sqrt(dx * dx + dy * dy + dz * dz)));
+  }
+  std::printf("30 cm jump, teleport distance %.2f m: largest velocity change halfway %.3f m/s\n",
+              teleport_distance, fastest);
+  return fastest;
+}
+
+TEST(Hand, TeleportPlacesTheHandInsteadOfSweepingIt) {
+  const double teleported = stirred_halfway(0.15f);
+  const double swept = stirred_halfway(1.0f);
+  EXPECT_LT(teleported, 0.25 * swept);
+}
+
 // Steps the pool with a scripted hand; checks every frame that nothing became non-finite, that
 // no particle escaped the closed box, and that speeds stay within the clamp.
 void run_scripted(FluidEngine& e, int frames, const auto& hand_at) {
