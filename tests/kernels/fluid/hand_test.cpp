@@ -215,9 +215,9 @@ TEST(Hand, GhostListOverflowIsCounted) {
 
 // The contact field as the haptics re-pose it: each sample names the joint its ghost rides on
 // and its offset in that joint's frame, so joint position + joint rotation x offset is the
-// sample's position on the pose the field was computed for, and the field carries that pose's
-// capture time and frame id. The hand is tilted 30 degrees about x (joint frames no longer the
-// array frame) and rests with its fingers in the pool.
+// sample's position on the pose the field was computed for, its normal points straight out of
+// the hand there, and the field carries that pose's capture time and frame id. The hand is
+// tilted 30 degrees about x (joint frames no longer the array frame) and rests in the pool.
 HandFrame tilted_hand(Vec3f palm, std::uint64_t frame_id, std::int64_t time_ns) {
   HandFrame f = flat_hand(palm, frame_id, time_ns);
   const float half = 0.5f * 30.0f * std::numbers::pi_v<float> / 180.0f;
@@ -243,6 +243,7 @@ TEST(Hand, ContactSamplesAreAnchoredInTheirJointFramesAndStamped) {
   HandFrame prev = tilted_hand(palm, 1, t0);
   int checked = 0, off_palm_joint = 0;
   float worst = 0;  // m, largest distance between a sample and its re-posed anchor
+  float outward = 1;  // least share of a step along a sample's normal that leaves its capsule
   for (std::uint64_t k = 2; k <= 4; ++k) {
     const HandFrame now = tilted_hand(palm, k, t0 + static_cast<std::int64_t>(k) * 11'111'111);
     e->step_frame(now, &prev, 1.0 / 90.0, field, st);
@@ -255,6 +256,19 @@ TEST(Hand, ContactSamplesAreAnchoredInTheirJointFramesAndStamped) {
       const JointPose& j = now.hands[s.hand].joints[s.joint];
       const Eigen::Vector3f at = to_eigen(j.position) + hand::joint_rotation(j) * to_eigen(s.offset);
       worst = std::max(worst, (at - to_eigen(s.position)).norm());
+      // The normal is the outward normal of the capsule the sample lies on: a step along it
+      // moves straight away from that capsule's axis.
+      hand::HandCapsules caps;  // one hand in this scene
+      hand::hand_capsules(now.hands[s.hand], caps);
+      const Eigen::Vector3f p = to_eigen(s.position), n = to_eigen(s.normal);
+      const hand::Capsule* own = nullptr;
+      for (const hand::Capsule& cap : caps)
+        if (cap.valid && (own == nullptr || std::fabs(hand::axis_distance(p, cap) - cap.radius) <
+                                                std::fabs(hand::axis_distance(p, *own) - own->radius)))
+          own = &cap;
+      ASSERT_NE(own, nullptr);
+      const float step = 1e-3f;
+      outward = std::min(outward, (hand::axis_distance(p + step * n, *own) - hand::axis_distance(p, *own)) / step);
       off_palm_joint += s.joint != static_cast<std::uint8_t>(HandJoint::Palm);
       ++checked;
     }
@@ -262,6 +276,8 @@ TEST(Hand, ContactSamplesAreAnchoredInTheirJointFramesAndStamped) {
   EXPECT_GT(checked, 0);
   EXPECT_GT(off_palm_joint, 0) << "samples on the fingers too";
   EXPECT_LT(worst, 1e-5f) << "joint + rotation x offset is where the sample is";
+  std::printf("least outward share of a step along a sample normal %.4f\n", outward);
+  EXPECT_GT(outward, 0.98f) << "normals point straight out of the tilted hand";
 }
 
 // A joint that jumps farther than teleport_distance between two tracker frames (tracking lost
