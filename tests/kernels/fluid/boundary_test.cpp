@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <iterator>
 #include <cmath>
+#include <cstdio>
 #include <set>
 
 #include "tests/kernels/fluid/fluid_test_support.hpp"
@@ -80,6 +81,37 @@ TEST(Boundary, SpeedRuleStopsTunnellingThroughAThinWall) {
   const int without = tunnelled(0.0f);
   EXPECT_EQ(with_rule, 0);
   EXPECT_GT(without, 0) << "the test must be able to see tunnelling";
+}
+
+// Restitution (notes 004): a lone particle dropped onto the floor leaves it with e times the
+// normal speed it arrived with, so it climbs back e^2 of the height it fell (energy e^2); with
+// e = 0 it stays down. Heights from the resting contact height (the particle radius).
+float bounce_ratio(float restitution) {
+  FluidConfig c = bowl_config();
+  c.material.wall_restitution = restitution;
+  auto e = make_engine(c);
+  if (!e) return -1;
+  Scene s;
+  s.shapes.push_back(Shape::plane({0, 0, 0}, {0, 0, 1}));
+  EXPECT_FALSE(e->load_scene(s));
+  constexpr float drop = 0.2f;
+  const float rest = 0.5f * c.particle_spacing;
+  const Vec3f p{0, 0, rest + drop};
+  EXPECT_EQ(e->emit(std::span(&p, 1), {}), 1);
+  float lowest = drop, apex = 0;
+  for (int f = 0; f < 60; ++f) {  // falls in 0.2 s, back up within 0.3 s at e <= 1
+    const float z = run(*e, 1).centroid.z - rest;
+    lowest = std::min(lowest, z);
+    if (lowest < 0.01f) apex = std::max(apex, z);
+  }
+  return apex / drop;
+}
+
+TEST(Boundary, WallRestitutionReturnsESquaredOfTheDropHeight) {
+  const float half = bounce_ratio(0.5f), none = bounce_ratio(0.0f);
+  std::printf("bounce height / drop height: e = 0.5 %.3f, e = 0 %.3f\n", half, none);
+  EXPECT_NEAR(half, 0.25f, 0.05f);
+  EXPECT_LT(none, 0.02f);
 }
 
 TEST(Particles, PouringAndRemovalKeepIdsStable) {

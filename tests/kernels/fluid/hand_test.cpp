@@ -5,8 +5,13 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <numbers>
+
+#include <Eigen/Geometry>
 
 #include "kernels/fluid/material.hpp"
+#include "kernels/hand/hand_capsules.hpp"
+#include "kernels/types/eigen_bridge.hpp"
 #include "tests/kernels/fluid/fluid_test_support.hpp"
 #include "tests/kernels/fluid/hand_fixture.hpp"
 
@@ -206,6 +211,122 @@ TEST(Hand, GhostListOverflowIsCounted) {
   const FluidStats sparse = hand_in_pool(0.04f, 16);
   EXPECT_GT(sparse.ghost_list_overflow, 0) << "ghosts with more fluid particles than their lists hold";
   EXPECT_GT(sparse.neighbour_overflow, 0) << "the fluid's own lists of 16 overflow too";
+}
+
+// The contact field as the haptics re-pose it: each sample names the joint its ghost rides on
+// and its offset in that joint's frame, so joint position + joint rotation x offset is the
+// sample's position on the pose the field was computed for, its normal points straight out of
+// the hand there, and the field carries that pose's capture time and frame id. The hand is
+// tilted 30 degrees about x (joint frames no longer the array frame) and rests in the pool.
+HandFrame tilted_hand(Vec3f palm, std::uint64_t frame_id, std::int64_t time_ns) {
+  HandFrame f = flat_hand(palm, frame_id, time_ns);
+  const float half = 0.5f * 30.0f * std::numbers::pi_v<float> / 180.0f;
+  const float c = std::cos(2 * half), sn = std::sin(2 * half);
+  for (JointPose& j : f.hands[0].joints) {
+    if (!j.valid) continue;
+    const float y = j.position.y - palm.y, z = j.position.z - palm.z;
+    j.position = {j.position.x, palm.y + c * y - sn * z, palm.z + sn * y + c * z};
+    j.orientation = {std::sin(half), 0.0f, 0.0f, std::cos(half)};
+  }
+  return f;
+}
+
+TEST(Hand, ContactSamplesAreAnchoredInTheirJointFramesAndStamped) {
+  auto e = make_engine(pool_config());
+  ASSERT_TRUE(e);
+  ASSERT_FALSE(e->load_scene(pool_scene()));
+  run(*e, 10);
+  static ContactField field;
+  FluidStats st;
+  constexpr std::int64_t t0 = 5'000'000'000;
+  const Vec3f palm{0.0f, 0.0f, kFloor + kDepth - 0.01f};
+  HandFrame prev = tilted_hand(palm, 1, t0);
+  int checked = 0, off_palm_joint = 0;
+  float worst = 0;  // m, largest distance between a sample and its re-posed anchor
+  float outward = 1;  // least share of a step along a sample's normal that leaves its capsule
+  for (std::uint64_t k = 2; k <= 4; ++k) {
+    const HandFrame now = tilted_hand(palm, k, t0 + static_cast<std::int64_t>(k) * 11'111'111);
+    e->step_frame(now, &prev, 1.0 / 90.0, field, st);
+    prev = now;
+    EXPECT_EQ(field.time_ns, now.capture_time_ns);
+    EXPECT_EQ(field.hand_frame_id, now.frame_id);
+    for (std::uint32_t q = 0; q < field.count; ++q) {
+      const ContactSample& s = field.samples[q];
+      ASSERT_LT(s.hand, field.hand_count);
+      const JointPose& j = now.hands[s.hand].joints[s.joint];
+      const Eigen::Vector3f at = to_eigen(j.position) + hand::joint_rotation(j) * to_eigen(s.offset);
+      worst = std::max(worst, (at - to_eigen(s.position)).norm());
+      // The normal is the outward normal of the capsule the sample lies on: a step along it
+      // moves straight away from that capsule's axis.
+      hand::HandCapsules caps;  // one hand in this scene
+      hand::hand_capsules(now.hands[s.hand], caps);
+      const Eigen::Vector3f p = to_eigen(s.position), n = to_eigen(s.normal);
+      const hand::Capsule* own = nullptr;
+      for (const hand::Capsule& cap : caps)
+        if (cap.valid && (own == nullptr || std::fabs(hand::axis_distance(p, cap) - cap.radius) <
+                                                std::fabs(hand::axis_distance(p, *own) - own->radius)))
+          own = &cap;
+      ASSERT_NE(own, nullptr);
+      const float step = 1e-3f;
+      outward = std::min(outward, (hand::axis_distance(p + step * n, *own) - hand::axis_distance(p, *own)) / step);
+      off_palm_joint += s.joint != static_cast<std::uint8_t>(HandJoint::Palm);
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 0);
+  EXPECT_GT(off_palm_joint, 0) << "samples on the fingers too";
+  EXPECT_LT(worst, 1e-5f) << "joint + rotation x offset is where the sample is";
+  std::printf("least outward share of a step along a sample normal %.4f\n", outward);
+  EXPECT_GT(outward, 0.98f) << "normals point straight out of the tilted hand";
+}
+
+// A joint that jumps farther than teleport_distance between two tracker frames (tracking lost
+// and found again) is placed at its new pose, not swept there: the fluid between the two poses
+// must not feel a hand passing through it. The hand rests 2 cm deep at one end of a long pool,
+// then is seen 30 cm away at the other end. Declared a teleport (the default 15 cm), the water
+// halfway, 1.5 h and more from the hand before and after, barely stirs; declared a motion
+// (teleport_distance 1 m), the hand crosses it within the frame and throws it aside.
+double stirred_halfway(float teleport_distance) {
+  FluidConfig c = pool_config();
+  c.domain_min.y = -0.32f;
+  c.domain_max.y = 0.32f;
+  c.max_particles = 8000;
+  c.hand.teleport_distance = teleport_distance;
+  auto e = make_engine(c);
+  if (!e) return 0;
+  Scene s;
+  s.shapes.push_back(Shape::box({-0.12f, -0.3f, kFloor}, {0.12f, 0.3f, 0.35f}));
+  s.blocks.push_back({{-0.12f, -0.3f, kFloor}, {0.12f, 0.3f, kFloor + kDepth}});
+  EXPECT_FALSE(e->load_scene(s));
+  static ContactField field;
+  FluidStats st;
+  // The hand's ghosts span y from palm - 0.041 to palm + 0.088 (little finger, thumb).
+  const float z = kFloor + kDepth - 0.02f;
+  const HandFrame before = flat_hand({0.0f, -0.15f, z}, 1, 0);
+  for (int k = 0; k < 45; ++k) e->step_frame(before, &before, 1.0 / 90.0, field, st);
+  const auto start = snapshot(*e);
+  const HandFrame after = flat_hand({0.0f, 0.15f, z}, 2, 0);
+  e->step_frame(after, &before, 1.0 / 90.0, field, st);
+  const auto end = snapshot(*e);
+  double fastest = 0;  // m/s, largest velocity change of the water halfway
+                       // (y in [-0.03, 0.05]: 1.5 h from the old pose, 3 h from the new)
+  for (std::size_t k = 0; k < start.id.size() && k < end.id.size(); ++k) {
+    if (start.id[k] != end.id[k] || start.position[k].y < -0.03f || start.position[k].y > 0.05f) continue;
+    // The change in this frame: the pool still sloshes from the hand's arrival 45 frames before.
+    const Vec3f& a = start.velocity[k];
+    const Vec3f& b = end.velocity[k];
+    const float dx = b.x - a.x, dy = b.y - a.y, dz = b.z - a.z;
+    fastest = std::max(fastest, static_cast<double>(std::sqrt(dx * dx + dy * dy + dz * dz)));
+  }
+  std::printf("30 cm jump, teleport distance %.2f m: largest velocity change halfway %.3f m/s\n",
+              teleport_distance, fastest);
+  return fastest;
+}
+
+TEST(Hand, TeleportPlacesTheHandInsteadOfSweepingIt) {
+  const double teleported = stirred_halfway(0.15f);
+  const double swept = stirred_halfway(1.0f);
+  EXPECT_LT(teleported, 0.25 * swept);
 }
 
 // Steps the pool with a scripted hand; checks every frame that nothing became non-finite, that

@@ -54,6 +54,109 @@ TEST(Material, RefusesBadInputNamingTheKey) {
   expect_error("model = \"water\"\nrest_density = \n", "line 2");
 }
 
+// Every key lands in its own field: each gets a value no other key has.
+TEST(Material, ReadsEveryKeyIntoItsField) {
+  const auto m = parse_material(R"(
+model = "clay"
+rest_density = 1500
+[solver]
+substeps = 5
+iterations = 7
+[pbf]
+relaxation = 0.03
+scorr_k = 0.04
+scorr_dq = 0.25
+xsph = 0.06
+vorticity = 0.07
+[conformation]
+tau = 0.08
+alpha = 0.09
+beta = 4.5
+velocity_iterations = 6
+corotation = false
+chebyshev = 0.85
+yield = 0.35
+[clay]
+viscosity = false
+bonds = false
+bond_radius = 0.65
+bond_on_speed = 0.015
+bond_off_speed = 0.25
+bond_stretch = 0.45
+bond_stiffness = 0.55
+[contact]
+wall_friction = 0.75
+wall_restitution = 0.2
+hand_friction = 0.95
+)");
+  ASSERT_TRUE(m) << m.error().message;
+  EXPECT_EQ(m->model, MaterialModel::Clay);
+  EXPECT_FLOAT_EQ(m->rest_density, 1500.0f);
+  EXPECT_EQ(m->substeps, 5);
+  EXPECT_EQ(m->iterations, 7);
+  EXPECT_FLOAT_EQ(m->relaxation, 0.03f);
+  EXPECT_FLOAT_EQ(m->scorr_k, 0.04f);
+  EXPECT_FLOAT_EQ(m->scorr_dq, 0.25f);
+  EXPECT_FLOAT_EQ(m->xsph, 0.06f);
+  EXPECT_FLOAT_EQ(m->vorticity, 0.07f);
+  EXPECT_FLOAT_EQ(m->tau, 0.08f);
+  EXPECT_FLOAT_EQ(m->alpha, 0.09f);
+  EXPECT_FLOAT_EQ(m->beta, 4.5f);
+  EXPECT_EQ(m->velocity_iterations, 6);
+  EXPECT_FALSE(m->corotation);
+  EXPECT_FLOAT_EQ(m->chebyshev, 0.85f);
+  EXPECT_FLOAT_EQ(m->yield, 0.35f);
+  EXPECT_FALSE(m->clay_viscosity);
+  EXPECT_FALSE(m->clay_bonds);
+  EXPECT_FLOAT_EQ(m->bond_radius, 0.65f);
+  EXPECT_FLOAT_EQ(m->bond_on_speed, 0.015f);
+  EXPECT_FLOAT_EQ(m->bond_off_speed, 0.25f);
+  EXPECT_FLOAT_EQ(m->bond_stretch, 0.45f);
+  EXPECT_FLOAT_EQ(m->bond_stiffness, 0.55f);
+  EXPECT_FLOAT_EQ(m->wall_friction, 0.75f);
+  EXPECT_FLOAT_EQ(m->wall_restitution, 0.2f);
+  EXPECT_FLOAT_EQ(m->hand_friction, 0.95f);
+}
+
+// Every range is checked: one value just outside it is refused, naming its key.
+TEST(Material, RefusesEveryOutOfRangeValueNamingTheKey) {
+  const struct {
+    const char* table;
+    const char* key;
+    const char* value;
+  } outside[] = {
+      {"", "rest_density", "0.5"},
+      {"solver", "substeps", "0"},
+      {"solver", "iterations", "0"},
+      {"pbf", "relaxation", "0"},
+      {"pbf", "scorr_k", "-0.1"},
+      {"pbf", "scorr_dq", "1.5"},
+      {"pbf", "xsph", "1.5"},
+      {"pbf", "vorticity", "-1"},
+      {"conformation", "tau", "-1"},
+      {"conformation", "alpha", "-1"},
+      {"conformation", "beta", "0"},
+      {"conformation", "velocity_iterations", "-1"},
+      {"conformation", "chebyshev", "1"},
+      {"conformation", "yield", "0"},
+      {"clay", "bond_radius", "1.5"},
+      {"clay", "bond_on_speed", "-1"},
+      {"clay", "bond_off_speed", "-1"},
+      {"clay", "bond_stretch", "-1"},
+      {"clay", "bond_stiffness", "3"},
+      {"contact", "wall_friction", "-1"},
+      {"contact", "wall_restitution", "1.5"},
+      {"contact", "hand_friction", "-1"},
+  };
+  for (const auto& o : outside) {
+    const std::string dotted = *o.table ? std::string(o.table) + "." + o.key : std::string(o.key);
+    const std::string text = *o.table
+        ? "model = \"clay\"\n[" + std::string(o.table) + "]\n" + o.key + " = " + o.value + "\n"
+        : "model = \"clay\"\n" + std::string(o.key) + " = " + o.value + "\n";
+    expect_error(text.c_str(), dotted + " = ");
+  }
+}
+
 TEST(Material, ReadsEveryMediaTable) {
   const auto m = parse_material(R"(
 model = "water"

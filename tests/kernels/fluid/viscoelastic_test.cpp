@@ -195,7 +195,8 @@ struct Palette {
   float height = 0;   // top after 1.5 s
 };
 
-Palette drop(float tau, float alpha) {
+// live_tau >= 0: the engine starts with `tau` and is switched to live_tau after the first frame.
+Palette drop(float tau, float alpha, float live_tau = -1.0f) {
   Material m = viscoelastic(tau, alpha);
   auto e = make_engine(config(0.01f, m));
   Palette p;
@@ -206,6 +207,7 @@ Palette drop(float tau, float alpha) {
   EXPECT_FALSE(e->load_scene(s));
   bool landed = false;
   for (int k = 0; k < 135; ++k) {
+    if (k == 1 && live_tau >= 0) e->set_tau(live_tau);
     const FluidStats st = run(*e, 1);
     const float vz = st.momentum.z / (e->particle_mass() * static_cast<float>(std::max(st.particles, 1)));
     if (vz > -0.05f && k > 3) landed = true;
@@ -233,6 +235,18 @@ TEST(Viscoelastic, MaterialPaletteBouncesHoldsOrSpreads) {
   EXPECT_LT(viscous.width, 0.09f) << "and keeps its 8 cm shape";
   EXPECT_GT(viscous.height, 0.065f);
   EXPECT_GT(liquid.width, 0.25f) << "the inviscid one spreads";
+}
+
+// Tau is changeable while running (issue 5): the palette's elastic cube, started with no
+// elastic memory (tau = 0: Q = I every step, a viscous cube that lands without bouncing) and
+// given tau = 1000 s live while it falls, bounces like the elastic preset.
+TEST(Viscoelastic, SettingTauLiveMakesTheCubeElastic) {
+  const Palette viscous = drop(0.0f, 0.1f);
+  const Palette made_elastic = drop(0.0f, 0.1f, 1000.0f);
+  std::printf("tau = 0, alpha = 0.1: rebound %.3f m/s; tau set to 1000 s live: %.3f m/s\n",
+              viscous.rebound, made_elastic.rebound);
+  EXPECT_LT(viscous.rebound, 0.05f) << "without elastic memory it does not bounce";
+  EXPECT_GT(made_elastic.rebound, 0.15f) << "with it, set live, it does";
 }
 
 // Chebyshev-accelerated velocity sweeps (the honey preset) stay stable after a violent impact:
