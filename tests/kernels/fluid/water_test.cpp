@@ -123,6 +123,33 @@ TEST(Water, BlockOnTheLatticeStartsAtRest) {
   EXPECT_LT(later.max_speed, 1e-3f);
 }
 
+// The relaxation epsilon (pbf.relaxation, relative to the rest-state denominator sum |grad C|^2)
+// scales each Jacobi step by 1 / (1 + epsilon) at rest, so the compression the sweeps leave
+// in a resting column under gravity grows about as 1 + epsilon: the default 1 % costs about 1 %
+// over epsilon -> 0, epsilon = 1 (the denominator's own size) about doubles it.
+float column_compression(float relaxation) {
+  FluidConfig c = column_config();
+  c.material.relaxation = relaxation;
+  auto e = make_engine(c);
+  if (!e) return 1e9f;
+  EXPECT_FALSE(e->load_scene(column_scene(0.2f)));
+  run(*e, 90);  // settle 1 s
+  float worst = 0;
+  for (int f = 0; f < 30; ++f) worst = std::max(worst, run(*e, 1).mean_compression);
+  return worst;
+}
+
+TEST(Water, RelaxationEpsilonSoftensTheColumnAsOnePlusEpsilon) {
+  const float tiny = column_compression(1e-4f);
+  const float standard = column_compression(0.01f);
+  const float unit = column_compression(1.0f);
+  std::printf("mean compression at epsilon 1e-4 / 0.01 / 1: %.5f / %.5f / %.5f\n", tiny, standard,
+              unit);
+  EXPECT_LT(standard, 1.05f * tiny) << "a 1 % regularisation softens by about 1 %";
+  EXPECT_GT(unit, 1.5f * tiny) << "epsilon = 1 halves each step";
+  EXPECT_LT(unit, 3.0f * tiny);
+}
+
 // Macklin & Mueller 2013, section 5: vorticity confinement puts back rotation the solver damps,
 // XSPH blends neighbour velocities. In a spinning water ball without gravity confinement
 // (epsilon = 0.05) feeds the rotation; XSPH (c = 0.1) takes kinetic energy out.
