@@ -222,6 +222,9 @@ TEST(Viscoelastic, MaterialPaletteBouncesHoldsOrSpreads) {
   EXPECT_LT(viscous.rebound, 0.05f) << "the viscous one does not";
   EXPECT_LT(viscous.width, 0.09f) << "and keeps its 8 cm shape";
   EXPECT_GT(viscous.height, 0.065f);
+  // Without memory or rebound nothing can lift it: its top ends no higher than the resting
+  // cube's top layer, 0.075 m, plus half a spacing.
+  EXPECT_LT(viscous.height, 0.08f) << "the viscous cube is not stretched upwards";
   EXPECT_GT(liquid.width, 0.25f) << "the inviscid one spreads";
 }
 
