@@ -195,9 +195,11 @@ struct Palette {
   float height = 0;   // top after 1.5 s
 };
 
-// live_tau >= 0: the engine starts with `tau` and is switched to live_tau after the first frame.
-Palette drop(float tau, float alpha, float live_tau = -1.0f) {
+// live_tau >= 0: the engine starts with `tau` and is switched to live_tau after the first frame;
+// yield: the cap on |Q - I|.
+Palette drop(float tau, float alpha, float live_tau = -1.0f, float yield = Material{}.yield) {
   Material m = viscoelastic(tau, alpha);
+  m.yield = yield;
   auto e = make_engine(config(0.01f, m));
   Palette p;
   if (!e) return p;
@@ -234,6 +236,9 @@ TEST(Viscoelastic, MaterialPaletteBouncesHoldsOrSpreads) {
   EXPECT_LT(viscous.rebound, 0.05f) << "the viscous one does not";
   EXPECT_LT(viscous.width, 0.09f) << "and keeps its 8 cm shape";
   EXPECT_GT(viscous.height, 0.065f);
+  // Without memory or rebound nothing can lift it: its top ends no higher than the resting
+  // cube's top layer, 0.075 m, plus half a spacing.
+  EXPECT_LT(viscous.height, 0.08f) << "the viscous cube is not stretched upwards";
   EXPECT_GT(liquid.width, 0.25f) << "the inviscid one spreads";
 }
 
@@ -247,6 +252,20 @@ TEST(Viscoelastic, SettingTauLiveMakesTheCubeElastic) {
               viscous.rebound, made_elastic.rebound);
   EXPECT_LT(viscous.rebound, 0.05f) << "without elastic memory it does not bounce";
   EXPECT_GT(made_elastic.rebound, 0.15f) << "with it, set live, it does";
+}
+
+// Yield (the cap on the stored deformation |Q - I|, config `yield`): an elastic material whose
+// memory may not exceed a small strain is elastoplastic. Dropped as above with the memory capped
+// at 2 %, the impact's strain beyond the cap is forgotten instead of stored, so the cube gives
+// back less of its impact energy than with the default cap; and strained beyond the cap by its
+// own weight, it keeps flowing and ends lower.
+TEST(Viscoelastic, YieldCapMakesTheElasticCubePlastic) {
+  const Palette elastic = drop(1000.0f, 0.1f);
+  const Palette plastic = drop(1000.0f, 0.1f, -1.0f, 0.02f);
+  std::printf("rebound: yield 1.0 %.3f m/s, yield 0.02 %.3f m/s; height %.3f / %.3f m\n",
+              elastic.rebound, plastic.rebound, elastic.height, plastic.height);
+  EXPECT_LT(plastic.rebound, 0.5f * elastic.rebound) << "the capped memory gives back less";
+  EXPECT_LT(plastic.height, elastic.height) << "and yields under its own weight";
 }
 
 // Chebyshev-accelerated velocity sweeps (the honey preset) stay stable after a violent impact:
