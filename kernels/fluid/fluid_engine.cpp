@@ -281,7 +281,8 @@ Status FluidEngine::Impl::allocate() {
   field(s.bond_rest, kMaxBonds);
   s.params = make_buffer(ctx, sizeof(SimParams), err);
   for (cl::Buffer* b : {&s.density, &s.lambda, &s.lambda_sum}) *b = make_buffer(ctx, cap * 4, err);
-  for (cl::Buffer* b : {&s.contact, &s.ghost_contact, &s.omega}) *b = make_buffer(ctx, cap * 16, err);
+  for (cl::Buffer* b : {&s.ghost_contact, &s.omega}) *b = make_buffer(ctx, cap * 16, err);
+  s.contact = make_buffer(ctx, cap * 32, err);  // WallContact (common.cl): load, friction
   s.nbr = make_buffer(ctx, cap * 4 * static_cast<std::size_t>(s.max_neighbours), err);
   s.nbr_count = make_buffer(ctx, cap * 4, err);
   s.pair = make_buffer(ctx, cap * 8 * static_cast<std::size_t>(s.max_neighbours), err);
@@ -693,7 +694,7 @@ void FluidEngine::Impl::substep(float s0, float s1) {
   search.reorder_fluid(L, s, travel());
   if (s.ng > 0) search.sort(L, s, s.ghost_grid, s.ng, s.xg, s.g_flags, num_cells);
   L.fill(s.lambda_sum, static_cast<std::size_t>(s.n) * 4);
-  L.fill(s.contact, static_cast<std::size_t>(s.n) * 16);
+  L.fill(s.contact, static_cast<std::size_t>(s.n) * 32);
   search.build_lists(L, s);
   media->begin_substep(L, s);
 

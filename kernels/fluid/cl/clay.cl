@@ -60,7 +60,7 @@ __kernel void bonds_update(int n, __global const float4* x0, __global const floa
 __kernel void bonds_apply(int n, __global const float4* x, __global float4* x_out,
                           __global const uint* flags, __global const uint* bond_id,
                           __global const float* bond_rest, __global const uint* slot_of_id,
-                          P_CONST P, __global float4* contact, __global const float4* anchor,
+                          P_CONST P, __global WallContact* contact, __global const float4* anchor,
                           __global const float4* x0) {
   const int i = get_global_id(0);
   if (i >= n) return;

@@ -523,19 +523,37 @@ inline float3 wall_velocity(float3 x, float3 u, P_CONST P) {
   return u;
 }
 
-// Coulomb friction against the walls as a position constraint inside the solver sweeps
-// (thesis 6.1.4, sliding anchor): the tangential offset from the particle's anchor (its wall
-// anchor, or where it started the substep) is removed up to mu times the normal correction
-// the walls have made so far this substep (contact.xyz, summed over the sweeps).
-inline float3 wall_friction(float3 p, float4 contact, float3 anchor, P_CONST P) {
-  const float load = norm3(contact.xyz);
+// A particle's contact with the walls over one substep (reset by predict). load: the walls'
+// corrections summed over the sweeps, as a vector (xyz: the normal load of the friction, and
+// the wall force in the statistics) and a length (w). friction: the net tangential correction
+// the wall friction has made so far this substep (xyz; w unused).
+typedef struct {
+  float4 load;
+  float4 friction;
+} WallContact;
+
+// Coulomb friction against the walls by a sliding anchor (thesis 6.1.4), a position constraint
+// inside the solver sweeps and once more in finalize. Its net correction over the substep is
+// the tangential offset from the anchor (its wall anchor, or where it started the substep)
+// that the particle would have without it, removed up to mu times the walls' total normal
+// correction: within that the particle is held at its anchor (static), beyond it it slides by
+// the excess (kinetic: *sliding). Each call applies the difference to the net correction made
+// so far, so the budget is spent once per substep, not once per sweep, and corrections that
+// cancel (constraints pulling a held particle back and forth) cost nothing.
+inline float3 wall_friction(float3 p, WallContact* c, float3 anchor, P_CONST P, bool* sliding) {
+  *sliding = false;
+  const float load = norm3(c->load.xyz);
   if (load <= 1e-12f || P->wall_friction <= 0.0f) return p;
-  const float3 nrm = contact.xyz / load;
-  const float3 d = p - anchor;
+  const float3 nrm = c->load.xyz / load;
+  const float3 applied = c->friction.xyz;
+  const float3 d = p - applied - anchor;  // without this substep's friction
   const float3 t = d - dot(d, nrm) * nrm;
   const float tl = norm3(t);
   const float limit = P->wall_friction * load;
-  return tl <= limit ? p - t : p - t * (limit / tl);
+  *sliding = tl > limit;
+  const float3 net = *sliding ? -t * (limit / tl) : -t;
+  c->friction = (float4)(net, 0.0f);
+  return p + (net - applied);
 }
 
 inline float3 friction_anchor(int i, __global const uint* flags, __global const float4* anchor,
@@ -544,19 +562,21 @@ inline float3 friction_anchor(int i, __global const uint* flags, __global const 
 }
 
 // How every position sweep ends for particle i at its corrected position p: projected out of
-// the walls, the move added to i's wall contact (its vector and length: the normal load the
-// friction reads, summed over the substep's sweeps) and stored, then the wall friction.
-inline float3 walls_and_friction(int i, float3 p, float4 wall, __global float4* contact,
+// the walls, the move added to i's wall load (its vector and length, summed over the
+// substep's sweeps), the wall friction, and the contact stored.
+inline float3 walls_and_friction(int i, float3 p, WallContact wall, __global WallContact* contact,
                                  __global const uint* flags, __global const float4* anchor,
                                  __global const float4* x0, P_CONST P) {
   const float3 before = p;
   float3 nrm = (float3)(0.0f);
   if (project_walls(&p, P, &nrm) > 0.0f) {
     const float3 moved = p - before;
-    wall += (float4)(moved, norm3(moved));
+    wall.load += (float4)(moved, norm3(moved));
   }
+  bool sliding;
+  p = wall_friction(p, &wall, friction_anchor(i, flags, anchor, x0), P, &sliding);
   contact[i] = wall;
-  return wall_friction(p, wall, friction_anchor(i, flags, anchor, x0), P);
+  return p;
 }
 
 // The 8 x 8 transpose of the rows r0 .. r7 (lane l of row k to lane k of row l) in the in-lane

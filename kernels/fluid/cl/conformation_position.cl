@@ -296,7 +296,7 @@ inline void conf_pos_apply_at(int i, int n, __global const float4* x, __global f
                               __global const uint* ncount, __global const float2* pair,
                               __global const float4* pconst, __global const float* density,
                               __global const float8* dlambda, P_CONST P,
-                              __global float4* contact, __global const float4* anchor,
+                              __global WallContact* contact, __global const float4* anchor,
                               __global const float4* x0) {
   if (flags[i] & FLAG_DEAD) {
     x_out[i] = x[i];
@@ -358,7 +358,7 @@ __kernel void conf_pos_apply(int n, int fluid_items, __global const float4* x,
                              __global const uint* nbr, __global const uint* ncount,
                              __global const float2* pair, __global const float4* pconst,
                              __global const float* density, __global const float8* dlambda,
-                             P_CONST P, __global float4* contact,
+                             P_CONST P, __global WallContact* contact,
                              __global const float4* anchor, __global const float4* x0,
                              int ng, __global const float4* xg, __global const uint* gflags,
                              __global const uint* fnbr, __global const uint* fcount,

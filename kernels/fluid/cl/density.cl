@@ -111,7 +111,7 @@ __kernel void pbf_apply(int n, __global const float4* x, __global float4* x_out,
                         __global const uint* gcount, __global const float4* xg,
                         __global const float4* gnormal, __global const float* gvol,
                         __global const float* lambda, __global const float2* pair,
-                        P_CONST P, __global float4* contact, __global float4* ghost_contact,
+                        P_CONST P, __global WallContact* contact, __global float4* ghost_contact,
                         __global const float4* anchor, __global const float4* x0,
                         __global const float2* weight, __global const float4* xg0) {
   const int i = get_global_id(0);
@@ -161,9 +161,9 @@ __kernel void pbf_apply(int n, __global const float4* x, __global float4* x_out,
     dx += (wi * li) * (float3)(hsum8(hx), hsum8(hy), hsum8(hz));
   }
   // The walls' boundary volume pushes too; that push, with the projections below, is the
-  // walls' correction of this particle (contact: summed vector, summed length), the normal
-  // load of its friction (particles held by it never penetrate the particle radius).
-  float4 wall = contact[i];
+  // walls' correction of this particle (its contact's load), the normal load of its friction
+  // (particles held by it never penetrate the particle radius).
+  WallContact wall = contact[i];
   {
     float wv = 0.0f;
     float3 wg = (float3)(0.0f);
@@ -171,7 +171,7 @@ __kernel void pbf_apply(int n, __global const float4* x, __global float4* x_out,
     const float3 push = wi * li * wg;
     dx += push;
     const float pl = norm3(push);
-    wall += (float4)(push, pl);
+    wall.load += (float4)(push, pl);
   }
   float3 p = xi + dx;
 

@@ -10,7 +10,7 @@ inline float3 clamp_speed(float3 v, float max_speed) {
 // u* = u0 + dt g, x* = x0 + dt u*. Particles leaving the domain, or whose state is no longer
 // finite, are flagged dead (removed at the next sort).
 __kernel void predict(int n, __global float4* x, __global float4* x0, __global float4* v,
-                      __global uint* flags, __global float4* contact, P_CONST P) {
+                      __global uint* flags, __global WallContact* contact, P_CONST P) {
   const int i = get_global_id(0);
   if (i >= n) return;
   uint f = flags[i];
@@ -18,7 +18,7 @@ __kernel void predict(int n, __global float4* x, __global float4* x0, __global f
   if (f & FLAG_SOLID) {  // media: frozen below the solidus
     x0[i] = x[i];
     v[i] = (float4)(0.0f);
-    contact[i] = (float4)(0.0f);
+    contact[i] = (WallContact){(float4)(0.0f), (float4)(0.0f)};
     return;
   }
   const float3 g = (float3)(P->gravity[0], P->gravity[1], P->gravity[2]);
@@ -31,15 +31,14 @@ __kernel void predict(int n, __global float4* x, __global float4* x0, __global f
   x0[i] = (float4)(p0, 0.0f);
   x[i] = (float4)(p, 0.0f);
   v[i] = (float4)(u, 0.0f);
-  contact[i] = (float4)(0.0f);
+  contact[i] = (WallContact){(float4)(0.0f), (float4)(0.0f)};
 }
 
-// u = (x - x0) / dt after Coulomb friction against walls by a sliding anchor (thesis 6.1.4):
-// the tangential offset from the anchor is removed up to mu times the normal correction of this
-// substep; if it is larger the particle slides by the excess and the anchor follows it.
-// Restitution reflects the normal velocity the particle had before the substep.
+// u = (x - x0) / dt after the last of the substep's wall friction (common.cl, wall_friction: what
+// the sweeps left of the budget mu x load); a particle that slid takes its anchor along, one
+// held keeps it. Restitution reflects the normal velocity the particle had before the substep.
 __kernel void finalize(int n, __global float4* x, __global const float4* x0, __global float4* v,
-                       __global uint* flags, __global const float4* contact,
+                       __global uint* flags, __global const WallContact* contact,
                        __global float4* anchor, P_CONST P) {
   const int i = get_global_id(0);
   if (i >= n) return;
@@ -47,22 +46,14 @@ __kernel void finalize(int n, __global float4* x, __global const float4* x0, __g
   if (f & FLAG_DEAD) return;
   float3 p = x[i].xyz;
   const float3 p0 = x0[i].xyz;
-  const float4 c = contact[i];
-  const float load = length(c.xyz);
-  const float3 nrm = load > 1e-12f ? c.xyz / load : (float3)(0.0f);
+  WallContact c = contact[i];
+  const float load = length(c.load.xyz);
+  const float3 nrm = load > 1e-12f ? c.load.xyz / load : (float3)(0.0f);
   if (load > 1e-12f && P->wall_friction > 0.0f) {
-    float3 a = (f & FLAG_ANCHOR) ? anchor[i].xyz : p0;
-    const float3 d = p - a;
-    const float3 t = d - dot(d, nrm) * nrm;
-    const float tl = length(t);
-    const float limit = P->wall_friction * load;
-    if (tl <= limit) {
-      p -= t;
-    } else {
-      p -= t * (limit / tl);
-      a = p;
-    }
-    anchor[i] = (float4)(a, 0.0f);
+    const float3 a = (f & FLAG_ANCHOR) ? anchor[i].xyz : p0;
+    bool sliding;
+    p = wall_friction(p, &c, a, P, &sliding);
+    anchor[i] = (float4)(sliding ? p : a, 0.0f);
     f |= FLAG_ANCHOR;
   } else {
     f &= ~FLAG_ANCHOR;

@@ -151,7 +151,7 @@ __kernel void spook_positions(int n, __global const float4* x0, __global const f
                               __global const float4* dv, __global const float* mu,
                               __global const float4* row, __global const float2* weight,
                               P_CONST P, __global float4* x, __global float* lambda_sum,
-                              __global float4* contact) {
+                              __global WallContact* contact) {
   const int i = get_global_id(0);
   if (i >= n) return;
   const uint f = flags[i];
@@ -165,7 +165,7 @@ __kernel void spook_positions(int n, __global const float4* x0, __global const f
   const float3 before = p;
   float3 nrm = (float3)(0.0f);
   if (project_walls(&p, P, &nrm) > 0.0f) wall += (float4)(p - before, length(p - before));
-  contact[i] = wall;
+  contact[i] = (WallContact){wall, (float4)(0.0f)};
   x[i] = (float4)(p, 0.0f);
   lambda_sum[i] = row[i].y * (1.0f / 3.0f) * P->dt * mu[i];
 }

@@ -6,7 +6,7 @@
 __kernel void reduce_stats(int n, __global const float4* x, __global const float4* v,
                            __global const uint* flags, __global const float* density,
                            __global const uint* ncount, __global const float* lambda_sum,
-                           __global const float4* contact, P_CONST P, __global float* out,
+                           __global const WallContact* contact, P_CONST P, __global float* out,
                            __global const float2* weight, __global const uint* gcount, int ng,
                            __global const uint* gflags) {
   const int lane = get_global_id(0);
@@ -40,7 +40,7 @@ __kernel void reduce_stats(int n, __global const float4* x, __global const float
     if (ncount[i] > (uint)P->max_neighbours) s[17] += 1.0f;
     if (gcount[i] > (uint)P->max_ghost_neighbours) s[23] += 1.0f;
     s[18] = fmax(s[18], -P->rest_density * lambda_sum[i] * P->inv_dt * P->inv_dt);
-    const float4 c = contact[i];
+    const float4 c = contact[i].load;
     if (c.w > 0.0f) {
       s[19] += 1.0f;
       // The walls' push on this particle over the last substep, as a force m dx / dt^2.

@@ -1,12 +1,14 @@
 // Walls and the particle count at run time: a bowl holds its fluid, the v dt < w/2 rule keeps
-// fast particles from tunnelling through a thin wall, particles are poured in, removed by id,
-// and removed when they leave the domain, with stable ids throughout.
+// fast particles from tunnelling through a thin wall, restitution and Coulomb friction follow
+// their laws, particles are poured in, removed by id, and removed when they leave the domain,
+// with stable ids throughout.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <iterator>
 #include <cmath>
 #include <cstdio>
+#include <span>
 #include <set>
 
 #include "tests/kernels/fluid/fluid_test_support.hpp"
@@ -112,6 +114,36 @@ TEST(Boundary, WallRestitutionReturnsESquaredOfTheDropHeight) {
   std::printf("bounce height / drop height: e = 0.5 %.3f, e = 0 %.3f\n", half, none);
   EXPECT_NEAR(half, 0.25f, 0.05f);
   EXPECT_LT(none, 0.02f);
+}
+
+// Coulomb friction on the walls (notes 004; thesis 6.1.4's sliding anchor): a lone particle
+// sliding along the floor at 1 m/s decelerates at mu g and stops after v^2 / (2 mu g).
+float sliding_distance(float mu, int iterations = 4) {
+  FluidConfig c = bowl_config();
+  c.material.iterations = iterations;
+  c.material.wall_friction = mu;
+  auto e = make_engine(c);
+  if (!e) return -1;
+  Scene s;
+  s.shapes.push_back(Shape::plane({0, 0, 0}, {0, 0, 1}));
+  EXPECT_FALSE(e->load_scene(s));
+  const Vec3f p{-0.2f, 0, 0.5f * c.particle_spacing}, v{1.0f, 0, 0};
+  EXPECT_EQ(e->emit(std::span(&p, 1), std::span(&v, 1)), 1);
+  FluidStats st;
+  for (int f = 0; f < 45; ++f) st = run(*e, 1);  // 0.5 s; stops within 0.2 s at mu = 0.5
+  return st.centroid.x - p.x;
+}
+
+TEST(Boundary, WallFrictionStopsASlidingParticleAtThePredictedDistance) {
+  const float mu = 0.5f, d = sliding_distance(mu);
+  const float expected = 1.0f / (2 * mu * 9.81f);
+  // The same with 1 and 8 sweeps per substep: friction is a per-substep law, not per sweep.
+  const float d1 = sliding_distance(mu, 1), d8 = sliding_distance(mu, 8);
+  std::printf("slid %.4f / %.4f / %.4f m with 1 / 4 / 8 sweeps at mu = %.1f (v^2 / 2 mu g = %.4f m)\n",
+              d1, d, d8, mu, expected);
+  EXPECT_NEAR(d, expected, 0.1f * expected);
+  EXPECT_NEAR(d1, expected, 0.1f * expected);
+  EXPECT_NEAR(d8, expected, 0.1f * expected);
 }
 
 TEST(Particles, PouringAndRemovalKeepIdsStable) {
