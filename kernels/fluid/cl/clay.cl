@@ -66,7 +66,7 @@ inline int live_bonds(uint i, __global const uint* bond_id, __global const uint*
 }
 
 // One Jacobi sweep of the bonds: each particle moves by its half of every bond's correction,
-// over-relaxed by 1.5 x stiffness and divided by the larger of the two partners' bond counts
+// over-relaxed by 1.5 x stiffness and divided by the mean of the two partners' bond counts
 // (mass-splitting PBD). The factor is the pair's, not each particle's own count: both ends then
 // move by equal and opposite amounts and the bonds conserve momentum. Dividing by each end's own
 // count pushed a surface particle (few bonds) further than its interior partner: a tumbling
