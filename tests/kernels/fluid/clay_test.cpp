@@ -1,7 +1,7 @@
 // Clay (thesis 6.1, fig. 6.2): a block on a 30 degree incline comes to rest with the full model
 // (density + corotational viscosity + hysteretic bonds + sliding-anchor friction); without any
 // one of the three it does not: without friction it slides, without the bonds
-// (elastoplasticity) it drifts down the slope, without the viscosity it flows and fractures.
+// (elastoplasticity) it drifts down the slope, without the viscosity it runs off.
 // The incline is a flat bed under gravity tilted by 30 degrees, so the block starts face-down
 // on the slope instead of landing on an edge.
 #include <gtest/gtest.h>
@@ -100,7 +100,7 @@ TEST(Clay, RestsOnAnInclineWithFrictionAndSlidesWithout) {
 }
 
 // Fig. 6.2's ablations of the other two ingredients: friction alone does not hold the block.
-TEST(Clay, WithoutBondsItDriftsWithoutViscosityItFractures) {
+TEST(Clay, WithoutBondsItDriftsWithoutViscosityItRuns) {
   const Slide full = on_incline({});
   const Slide unbonded = on_incline({.bonds = false});
   const Slide inviscid = on_incline({.viscosity = false});
@@ -113,9 +113,12 @@ TEST(Clay, WithoutBondsItDriftsWithoutViscosityItFractures) {
   // creeping downhill in one piece.
   EXPECT_GT(unbonded.later - unbonded.after_impact, 0.1f) << "still moving after impact";
   EXPECT_EQ(unbonded.pieces, 1) << "drifts rather than breaks";
-  // Without the strain-rate viscosity nothing damps the impact: it runs and breaks apart.
-  EXPECT_GT(inviscid.later, 0.3f);
-  EXPECT_GE(inviscid.pieces, 5) << "fractured";
+  // Without the strain-rate viscosity nothing damps its shearing: it runs off downhill, still
+  // moving fast after 0.5 s. (The thesis' block also fractures, after being dropped onto the
+  // incline; placed, ours runs in one piece since the bonds conserve momentum - it broke only on
+  // their old momentum leak - and dropped, our model does not reproduce fig. 6.2 yet:
+  // bench/RESULTS.md, the clay incline paragraphs.)
+  EXPECT_GT(inviscid.later - inviscid.after_impact, 0.5f) << "runs";
 }
 
 // The incline shape itself: a frictionless block released on a 30 degree incline accelerates
@@ -157,6 +160,33 @@ TEST(Clay, SlidesDownAFrictionlessInclineAtGSinTheta) {
 // trace, so the block's downhill momentum grows by at most m g sin 30 deg per frame. The bonds'
 // corrections are internal: divided by each end's own bond count they were not equal and
 // opposite, and the tumbling block gained up to 1.17 x gravity's share in a frame.
+// Newton's third law for the bonds: a clay block resting on a floor is pushed up by the floor
+// with exactly its weight; the bonds are internal and add nothing. (Each particle dividing its
+// bonds' corrections by its own bond count had the surface layer move more than its partners:
+// the floor then carried 3.39 N of a 3.78 N block at rest.)
+TEST(Clay, FloorCarriesTheWeightOfABlockAtRest) {
+  const auto lib = MaterialLibrary::load(SONOFLOW_MATERIALS_DIR);
+  ASSERT_TRUE(lib);
+  FluidConfig c;
+  c.max_particles = 1000;
+  c.particle_spacing = 0.01f;
+  c.domain_min = {-0.3f, -0.2f, 0.0f};
+  c.domain_max = {0.3f, 0.2f, 0.4f};
+  c.material = *lib->find("clay");
+  auto e = make_engine(c);
+  ASSERT_TRUE(e);
+  Scene s;
+  s.shapes.push_back(Shape::plane({0, 0, 0.1f}, {0, 0, 1}));
+  s.blocks.push_back({{-0.03f, -0.03f, 0.102f}, {0.03f, 0.03f, 0.162f}});
+  ASSERT_FALSE(e->load_scene(s));
+  FluidStats st = run(*e, 90);  // settled
+  double push = 0;              // N, the floor's push up, averaged over half a second
+  for (int k = 0; k < 45; ++k) push -= run(*e, 1).wall_force.z / 45.0;
+  const double weight = e->particle_mass() * st.particles * 9.81;
+  std::printf("floor pushes %.3f N against a weight of %.3f N\n", push, weight);
+  EXPECT_NEAR(push, weight, 0.01 * weight);
+}
+
 TEST(Clay, DownhillMomentumNeverGrowsFasterThanGravityGivesIt) {
   const auto lib = MaterialLibrary::load(SONOFLOW_MATERIALS_DIR);
   ASSERT_TRUE(lib);
