@@ -54,28 +54,40 @@ struct Ingredients {
   bool viscosity = true;
 };
 
-Slide on_incline(Ingredients with) {
+constexpr float kSlope = 30.0f * std::numbers::pi_v<float> / 180.0f;
+
+// The clay preset with 1 cm particles; with `tilted`, gravity is tilted by kSlope so that the
+// bed z = 0.1 m is an incline, downhill -x, and the domain runs 1.5 m downhill.
+FluidConfig clay_config(bool tilted) {
   const auto lib = MaterialLibrary::load(SONOFLOW_MATERIALS_DIR);
-  EXPECT_TRUE(lib);
-  Slide r;
-  if (!lib || lib->find("clay") == nullptr) return r;
+  EXPECT_TRUE(lib && lib->find("clay") != nullptr);
   FluidConfig c;
   c.max_particles = 1000;
   c.particle_spacing = 0.01f;
-  c.domain_min = {-1.5f, -0.2f, 0.0f};
+  c.domain_min = {tilted ? -1.5f : -0.3f, -0.2f, 0.0f};
   c.domain_max = {0.3f, 0.2f, 0.4f};
-  const float angle = 30.0f * std::numbers::pi_v<float> / 180.0f;
-  c.gravity = {-9.81f * std::sin(angle), 0.0f, -9.81f * std::cos(angle)};  // downhill is -x
-  c.material = *lib->find("clay");
+  if (tilted) c.gravity = {-9.81f * std::sin(kSlope), 0.0f, -9.81f * std::cos(kSlope)};
+  if (lib && lib->find("clay") != nullptr) c.material = *lib->find("clay");
+  return c;
+}
+
+// A 6 cm block (216 particles) resting face-down on the bed.
+Scene block_on_bed() {
+  Scene s;
+  s.shapes.push_back(Shape::plane({0, 0, 0.1f}, {0, 0, 1}));
+  s.blocks.push_back({{-0.03f, -0.03f, 0.102f}, {0.03f, 0.03f, 0.162f}});
+  return s;
+}
+
+Slide on_incline(Ingredients with) {
+  Slide r;
+  FluidConfig c = clay_config(true);
   if (!with.friction) c.material.wall_friction = 0;
   c.material.clay_bonds = with.bonds;
   c.material.clay_viscosity = with.viscosity;
   auto e = make_engine(c);
   if (!e) return r;
-  Scene s;
-  s.shapes.push_back(Shape::plane({0, 0, 0.1f}, {0, 0, 1}));
-  s.blocks.push_back({{-0.03f, -0.03f, 0.102f}, {0.03f, 0.03f, 0.162f}});
-  EXPECT_FALSE(e->load_scene(s));
+  EXPECT_FALSE(e->load_scene(block_on_bed()));
   const float x0 = run(*e, 1).centroid.x;
   FluidStats st = run(*e, 44);
   r.after_impact = x0 - st.centroid.x;
@@ -155,30 +167,14 @@ TEST(Clay, SlidesDownAFrictionlessInclineAtGSinTheta) {
   EXPECT_NEAR(accel, 9.81f * std::sin(angle), 0.5f);
 }
 
-// Momentum balance on the incline: the only forces along the slope are gravity and the wall's
-// friction, which here (mu = 1: the soft block tips and tumbles down) never supplies more than a
-// trace, so the block's downhill momentum grows by at most m g sin 30 deg per frame. The bonds'
-// corrections are internal: divided by each end's own bond count they were not equal and
-// opposite, and the tumbling block gained up to 1.17 x gravity's share in a frame.
 // Newton's third law for the bonds: a clay block resting on a floor is pushed up by the floor
 // with exactly its weight; the bonds are internal and add nothing. (Each particle dividing its
 // bonds' corrections by its own bond count had the surface layer move more than its partners:
 // the floor then carried 3.39 N of a 3.78 N block at rest.)
 TEST(Clay, FloorCarriesTheWeightOfABlockAtRest) {
-  const auto lib = MaterialLibrary::load(SONOFLOW_MATERIALS_DIR);
-  ASSERT_TRUE(lib);
-  FluidConfig c;
-  c.max_particles = 1000;
-  c.particle_spacing = 0.01f;
-  c.domain_min = {-0.3f, -0.2f, 0.0f};
-  c.domain_max = {0.3f, 0.2f, 0.4f};
-  c.material = *lib->find("clay");
-  auto e = make_engine(c);
+  auto e = make_engine(clay_config(false));
   ASSERT_TRUE(e);
-  Scene s;
-  s.shapes.push_back(Shape::plane({0, 0, 0.1f}, {0, 0, 1}));
-  s.blocks.push_back({{-0.03f, -0.03f, 0.102f}, {0.03f, 0.03f, 0.162f}});
-  ASSERT_FALSE(e->load_scene(s));
+  ASSERT_FALSE(e->load_scene(block_on_bed()));
   FluidStats st = run(*e, 90);  // settled
   double push = 0;              // N, the floor's push up, averaged over half a second
   for (int k = 0; k < 45; ++k) push -= run(*e, 1).wall_force.z / 45.0;
@@ -187,25 +183,18 @@ TEST(Clay, FloorCarriesTheWeightOfABlockAtRest) {
   EXPECT_NEAR(push, weight, 0.01 * weight);
 }
 
+// Momentum balance on the incline: the only forces along the slope are gravity and the wall's
+// friction, which here (mu = 1: the soft block tips and tumbles down) never supplies more than a
+// trace, so the block's downhill momentum grows by at most m g sin 30 deg per frame. The bonds'
+// corrections are internal: divided by each end's own bond count they were not equal and
+// opposite, and the tumbling block gained up to 1.17 x gravity's share in a frame.
 TEST(Clay, DownhillMomentumNeverGrowsFasterThanGravityGivesIt) {
-  const auto lib = MaterialLibrary::load(SONOFLOW_MATERIALS_DIR);
-  ASSERT_TRUE(lib);
-  FluidConfig c;
-  c.max_particles = 1000;
-  c.particle_spacing = 0.01f;
-  c.domain_min = {-1.5f, -0.2f, 0.0f};
-  c.domain_max = {0.3f, 0.2f, 0.4f};
-  const float angle = 30.0f * std::numbers::pi_v<float> / 180.0f;
-  const float g_slope = 9.81f * std::sin(angle);
-  c.gravity = {-g_slope, 0.0f, -9.81f * std::cos(angle)};  // downhill is -x
-  c.material = *lib->find("clay");
+  FluidConfig c = clay_config(true);
   c.material.wall_friction = 1.0f;
+  const float g_slope = 9.81f * std::sin(kSlope);
   auto e = make_engine(c);
   ASSERT_TRUE(e);
-  Scene s;
-  s.shapes.push_back(Shape::plane({0, 0, 0.1f}, {0, 0, 1}));
-  s.blocks.push_back({{-0.03f, -0.03f, 0.102f}, {0.03f, 0.03f, 0.162f}});
-  ASSERT_FALSE(e->load_scene(s));
+  ASSERT_FALSE(e->load_scene(block_on_bed()));
   const double frame_dt = 1.0 / 90.0;
   float previous = 0.0f, worst = 0.0f, mass = 0.0f;
   for (int f = 1; f <= 135; ++f) {
