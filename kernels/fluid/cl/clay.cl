@@ -7,16 +7,22 @@
 // (partner stable id, rest length), MAX_BONDS slots, and travel with the particle when it is
 // reordered; both partners take the same decisions from the same symmetric quantities.
 
+// bond_count[i]: i's bonds after the update (all with live partners), which bonds_apply relaxes
+// by for the rest of the substep.
 __kernel void bonds_update(int n, __global const float4* x0, __global const float4* v,
                            __global const uint* flags, __global const uint* id,
                            __global uint* bond_id, __global float* bond_rest,
                            __global const uint* nbr, __global const uint* ncount,
-                           __global const uint* slot_of_id, P_CONST P) {
+                           __global const uint* slot_of_id, P_CONST P,
+                           __global uint* bond_count) {
   const int i = get_global_id(0);
   if (i >= n) return;
   __global uint* bid = bond_id + i * MAX_BONDS;
   __global float* brest = bond_rest + i * MAX_BONDS;
-  if (flags[i] & FLAG_DEAD) return;
+  if (flags[i] & FLAG_DEAD) {
+    bond_count[i] = 0;
+    return;
+  }
   const float3 xi = x0[i].xyz;
   const float3 vi = v[i].xyz;
   // Keep, or break, the existing bonds.
@@ -53,16 +59,9 @@ __kernel void bonds_update(int n, __global const float4* x0, __global const floa
     bid[free_slot] = pid;
     brest[free_slot] = len;
   }
-}
-
-// Bonds of particle i whose partner is live (the count bonds_apply relaxes by).
-inline int live_bonds(uint i, __global const uint* bond_id, __global const uint* slot_of_id) {
-  int count = 0;
-  for (int b = 0; b < MAX_BONDS; ++b) {
-    const uint pid = bond_id[i * MAX_BONDS + b];
-    if (pid != INVALID_INDEX && slot_of_id[pid] != INVALID_INDEX) ++count;
-  }
-  return count;
+  uint bonds = 0;
+  for (int b = 0; b < MAX_BONDS; ++b) bonds += bid[b] != INVALID_INDEX;
+  bond_count[i] = bonds;
 }
 
 // One Jacobi sweep of the bonds: each particle moves by its half of every bond's correction,
@@ -75,7 +74,7 @@ __kernel void bonds_apply(int n, __global const float4* x, __global float4* x_ou
                           __global const uint* flags, __global const uint* bond_id,
                           __global const float* bond_rest, __global const uint* slot_of_id,
                           P_CONST P, __global WallContact* contact, __global const float4* anchor,
-                          __global const float4* x0) {
+                          __global const float4* x0, __global const uint* bond_count) {
   const int i = get_global_id(0);
   if (i >= n) return;
   if (flags[i] & FLAG_DEAD) {
@@ -83,7 +82,7 @@ __kernel void bonds_apply(int n, __global const float4* x, __global float4* x_ou
     return;
   }
   const float3 xi = x[i].xyz;
-  const int own = live_bonds((uint)i, bond_id, slot_of_id);
+  const uint own = bond_count[i];
   float3 dx = (float3)(0.0f);
   for (int b = 0; b < MAX_BONDS; ++b) {
     const uint pid = bond_id[i * MAX_BONDS + b];
@@ -93,7 +92,7 @@ __kernel void bonds_apply(int n, __global const float4* x, __global float4* x_ou
     const float3 d = xi - x[j].xyz;
     const float len = length(d);
     if (len < 1e-9f) continue;
-    const float pair = 0.5f * (float)(own + live_bonds(j, bond_id, slot_of_id));
+    const float pair = 0.5f * (float)(own + bond_count[j]);
     dx -= (0.5f * (len - bond_rest[i * MAX_BONDS + b]) / (len * pair)) * d;
   }
   const float3 p = walls_and_friction(i, xi + (1.5f * P->bond_stiffness) * dx, contact[i], contact,

@@ -8,7 +8,7 @@ namespace sonoflow::fluid {
 
 class ClayBonds final : public ConstraintSet {
  public:
-  static Expected<std::unique_ptr<ConstraintSet>> create(const ClRuntime& rt);
+  static Expected<std::unique_ptr<ConstraintSet>> create(const ClRuntime& rt, DeviceState& s);
   const char* name() const override { return "clay_bonds"; }
   bool active(const Material& m) const override {
     return m.model == MaterialModel::Clay && m.clay_bonds;
@@ -18,6 +18,7 @@ class ClayBonds final : public ConstraintSet {
 
  private:
   cl::Kernel update_, apply_;
+  cl::Buffer bond_count_;  // per particle, written by bonds_update for the substep's sweeps
 };
 
 }  // namespace sonoflow::fluid

@@ -15,7 +15,7 @@ Expected<ConstraintSets> create_constraint_sets(const ClRuntime& rt, DeviceState
       [](const ClRuntime& r, DeviceState&) { return PbfDensity::create(r); },
       [](const ClRuntime& r, DeviceState& st) { return SpookDensity::create(r, st); },
       [](const ClRuntime& r, DeviceState& st) { return Conformation::create(r, st); },
-      [](const ClRuntime& r, DeviceState&) { return ClayBonds::create(r); },
+      [](const ClRuntime& r, DeviceState& st) { return ClayBonds::create(r, st); },
   };
   ConstraintSets sets;
   for (Factory f : factories) {
