@@ -85,21 +85,27 @@ TEST(Boundary, SpeedRuleStopsTunnellingThroughAThinWall) {
   EXPECT_GT(without, 0) << "the test must be able to see tunnelling";
 }
 
+// One particle at p moving at v above the floor z = 0, nothing else in the scene.
+std::unique_ptr<FluidEngine> lone_particle_over_floor(const FluidConfig& c, Vec3f p, Vec3f v) {
+  auto e = make_engine(c);
+  if (!e) return nullptr;
+  Scene s;
+  s.shapes.push_back(Shape::plane({0, 0, 0}, {0, 0, 1}));
+  EXPECT_FALSE(e->load_scene(s));
+  EXPECT_EQ(e->emit(std::span(&p, 1), std::span(&v, 1)), 1);
+  return e;
+}
+
 // Restitution (notes 004): a lone particle dropped onto the floor leaves it with e times the
 // normal speed it arrived with, so it climbs back e^2 of the height it fell (energy e^2); with
 // e = 0 it stays down. Heights from the resting contact height (the particle radius).
 float bounce_ratio(float restitution) {
   FluidConfig c = bowl_config();
   c.material.wall_restitution = restitution;
-  auto e = make_engine(c);
-  if (!e) return -1;
-  Scene s;
-  s.shapes.push_back(Shape::plane({0, 0, 0}, {0, 0, 1}));
-  EXPECT_FALSE(e->load_scene(s));
   constexpr float drop = 0.2f;
   const float rest = 0.5f * c.particle_spacing;
-  const Vec3f p{0, 0, rest + drop};
-  EXPECT_EQ(e->emit(std::span(&p, 1), {}), 1);
+  auto e = lone_particle_over_floor(c, {0, 0, rest + drop}, {0, 0, 0});
+  if (!e) return -1;
   float lowest = drop, apex = 0;
   for (int f = 0; f < 60; ++f) {  // falls in 0.2 s, back up within 0.3 s at e <= 1
     const float z = run(*e, 1).centroid.z - rest;
@@ -122,13 +128,9 @@ float sliding_distance(float mu, int iterations = 4) {
   FluidConfig c = bowl_config();
   c.material.iterations = iterations;
   c.material.wall_friction = mu;
-  auto e = make_engine(c);
+  const Vec3f p{-0.2f, 0, 0.5f * c.particle_spacing};
+  auto e = lone_particle_over_floor(c, p, {1.0f, 0, 0});
   if (!e) return -1;
-  Scene s;
-  s.shapes.push_back(Shape::plane({0, 0, 0}, {0, 0, 1}));
-  EXPECT_FALSE(e->load_scene(s));
-  const Vec3f p{-0.2f, 0, 0.5f * c.particle_spacing}, v{1.0f, 0, 0};
-  EXPECT_EQ(e->emit(std::span(&p, 1), std::span(&v, 1)), 1);
   FluidStats st;
   for (int f = 0; f < 45; ++f) st = run(*e, 1);  // 0.5 s; stops within 0.2 s at mu = 0.5
   return st.centroid.x - p.x;
