@@ -208,6 +208,9 @@ void FluidEngine::Impl::fill_params(double frame_dt) {
   p.alpha = clay ? 0.0f : m.alpha;
   p.beta = m.beta;
   p.corotation = m.corotation ? 1 : 0;
+  // Clay's viscosity is position-level only; on the surface its corrections carry a net torque
+  // (conformation_position.cl), which DC-PBD's velocity phase and the thesis' fig. 3.6 leave be.
+  p.torque_free = clay ? 1 : 0;
   p.xsph = m.xsph;
   p.vorticity = m.vorticity;
   p.wall_friction = m.wall_friction;
