@@ -10,6 +10,7 @@
 //   honey_slip/N: honey without the viscous coupling of the hand (what the no-slip hand costs)
 //   honey_schedule/N/S/V: honey in S substeps x (V velocity + 8 position sweeps): the cheaper
 //            schedules whose physical cost schedule_physics_bench measures
+//   clay/N:  the clay preset (thesis 6.1: density, strain-rate viscosity, bonds; 4 x 8 sweeps)
 // Counters: wall-clock p50 / p99 per frame (the 90 Hz budget is 11.1 ms), the process CPU time
 // per frame (all device threads; robust to other load on the machine), particle-sweeps per
 // second (particles x substeps x sweeps / wall time), and what the hand feels: the mean force
@@ -55,7 +56,7 @@ std::uint32_t state_fingerprint(FluidEngine& e) {
   return h;
 }
 
-void frames(benchmark::State& state, bool viscoelastic, int substeps = 0, int velocity_sweeps = -1,
+void frames(benchmark::State& state, const char* preset, int substeps = 0, int velocity_sweeps = -1,
             bool no_slip = true) {
   const int wanted = static_cast<int>(state.range(0));
   const auto lib = MaterialLibrary::load(SONOFLOW_MATERIALS_DIR);
@@ -67,15 +68,14 @@ void frames(benchmark::State& state, bool viscoelastic, int substeps = 0, int ve
   FluidConfig c = pool.config(wanted);
   c.profile = std::getenv("SONOFLOW_FLUID_PROFILE") != nullptr;
   c.hand.viscous_coupling = no_slip;
-  if (viscoelastic) {
-    c.material = *lib->find("honey");
-    if (substeps > 0) c.material.substeps = substeps;
-    if (velocity_sweeps >= 0) c.material.velocity_iterations = velocity_sweeps;
-  } else {
-    c.material = *lib->find("water");
+  const bool water = std::string(preset) == "water";
+  c.material = *lib->find(preset);
+  if (water) {
     c.material.substeps = 1;
     c.material.iterations = 4;
   }
+  if (substeps > 0) c.material.substeps = substeps;
+  if (velocity_sweeps >= 0) c.material.velocity_iterations = velocity_sweeps;
   std::string error;
   const auto engine = pool.filled_engine(c, error);
   if (!engine) {
@@ -84,11 +84,12 @@ void frames(benchmark::State& state, bool viscoelastic, int substeps = 0, int ve
   }
   FluidEngine& e = *engine;
   const auto run = bench::step_stirred_frames(state, e, [&](int k) { return pool.hand(k); },
-                                              viscoelastic ? 10 : 30);
+                                              water ? 30 : 10);
   const FluidStats& st = run.last;
   const std::vector<double>& wall_ms = run.wall_ms;
   const Material& m = e.material();
-  const double sweeps = m.substeps * (m.iterations + (viscoelastic ? m.velocity_iterations : 0));
+  const bool velocity_phase = m.model == MaterialModel::Viscoelastic;
+  const double sweeps = m.substeps * (m.iterations + (velocity_phase ? m.velocity_iterations : 0));
   const double p50 = percentile(wall_ms, 0.5);
   state.counters["ms_p50_frame"] = p50;
   state.counters["ms_p99_frame"] = percentile(wall_ms, 0.99);
@@ -98,19 +99,19 @@ void frames(benchmark::State& state, bool viscoelastic, int substeps = 0, int ve
   state.counters["contact_samples"] = st.contact_samples;
   state.counters["hand_force_N"] = run.hand_force_n;
   if (c.profile) {
-    bench::print_kernel_profile(e.kernel_profile(), viscoelastic ? "honey" : "water", st.particles, st.ghosts,
-                                wall_ms);
+    bench::print_kernel_profile(e.kernel_profile(), preset, st.particles, st.ghosts, wall_ms);
     std::printf("  state fingerprint %08x\n", static_cast<unsigned>(state_fingerprint(e)));
   }
 }
 
-void water(benchmark::State& state) { frames(state, false); }
-void honey(benchmark::State& state) { frames(state, true); }
-void honey_one_substep(benchmark::State& state) { frames(state, true, 1); }
-void honey_slip(benchmark::State& state) { frames(state, true, 0, -1, false); }
+void water(benchmark::State& state) { frames(state, "water"); }
+void honey(benchmark::State& state) { frames(state, "honey"); }
+void honey_one_substep(benchmark::State& state) { frames(state, "honey", 1); }
+void honey_slip(benchmark::State& state) { frames(state, "honey", 0, -1, false); }
 void honey_schedule(benchmark::State& state) {
-  frames(state, true, static_cast<int>(state.range(1)), static_cast<int>(state.range(2)));
+  frames(state, "honey", static_cast<int>(state.range(1)), static_cast<int>(state.range(2)));
 }
+void clay(benchmark::State& state) { frames(state, "clay"); }
 
 }  // namespace
 
@@ -120,6 +121,7 @@ BENCHMARK(honey_slip)->Arg(2000)->Arg(5000)->Iterations(45)->UseManualTime()->Un
 BENCHMARK(honey_schedule)
     ->ArgsProduct({{1000, 1500, 2000, 3000, 5000}, {3, 2}, {8, 4}})
     ->Iterations(45)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(clay)->Arg(1000)->Arg(2000)->Arg(5000)->Iterations(45)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(honey)->Arg(800)->Arg(1000)->Arg(2000)->Arg(5000)->Arg(10000)->Arg(20000)->Iterations(45)->UseManualTime()->Unit(benchmark::kMillisecond);
 
 BENCHMARK_MAIN();

@@ -23,9 +23,8 @@
 #define PSUM_G2 24    // 3: sum g_x^2, g_y^2, g_z^2 (fluid)
 #define PSUM_G 27     // 3: s_i = sum g (fluid and ghosts)
 #define PSUM_COEF 30  // 1: beta / n_i of constraint i
-#define PSUM_P0 31    // 6: sum p0 p0^T in Voigt order (fluid): the neighbourhood's inertia about x0_i
-#define PSUM_Q0 37    // 3: sum p0 (fluid)
-#define PSUM_PLANES 40
+#define PSUM_PP 31    // 6: sum p p^T in Voigt order (fluid; clay only): the inertia about x_i
+#define PSUM_PLANES 37
 
 // Lanes 0-5 of v to planes c .. c + 5 of particle i.
 inline void store_planes6(__global float* sums, int plane, int i, int c, float8 v) {
@@ -57,7 +56,7 @@ inline void conf_pos_sums_at(int i, int n, int plane, __global const float4* x,
   float8 px = 0, py = 0, pz = 0, qx = 0, qy = 0, qz = 0;
   Outer8 A = {0}, T = {0};  // A = sum p p0^T, T = sum p0 g^T
   Voigt8 S = {0};           // S = sum p (x) g
-  Voigt8 O = {0};           // sum p0 p0^T
+  Voigt8 O = {0};           // sum p p^T (clay)
   float8 gxx = 0, gyy = 0, gzz = 0, sx = 0, sy = 0, sz = 0;
   const int padded = padded_count(cnt, P->max_neighbours);
   for (int k = 0; k < padded; k += NBR_PAD) {
@@ -80,7 +79,7 @@ inline void conf_pos_sums_at(int i, int n, int plane, __global const float4* x,
     add_outer8(&A, ax, ay, az, bx, by, bz);
     add_upper8(&S, ax, ay, az, gx, gy, gz);
     add_outer8(&T, bx, by, bz, gx, gy, gz);
-    if (P->torque_free) add_upper8(&O, bx, by, bz, bx, by, bz);
+    if (P->torque_free) add_upper8(&O, ax, ay, az, ax, ay, az);
     gxx += gx * gx;
     gyy += gy * gy;
     gzz += gz * gz;
@@ -142,13 +141,8 @@ inline void conf_pos_sums_at(int i, int n, int plane, __global const float4* x,
   vstore8(r2, PSUM_ROWS * i + 2, sums);
   store_planes6(sums, plane, i, PSUM_G2, r3);
   sums[PSUM_COEF * plane + i] = relaxation(cnt, P);
-  if (P->torque_free) {
-    store_planes6(sums, plane, i, PSUM_P0,
-                  hsum8x8(O.xx, O.yy, O.zz, O.xy, O.xz, O.yz, zero, zero));
-    sums[PSUM_Q0 * plane + i] = r4.s1;
-    sums[(PSUM_Q0 + 1) * plane + i] = r4.s2;
-    sums[(PSUM_Q0 + 2) * plane + i] = r4.s3;
-  }
+  if (P->torque_free)
+    store_planes6(sums, plane, i, PSUM_PP, hsum8x8(O.xx, O.yy, O.zz, O.xy, O.xz, O.yz, zero, zero));
 }
 
 // The kernel conf_pos_sums itself is in hand.cl: its launch also carries the ghosts' reaction to
@@ -190,53 +184,76 @@ inline void rotation_step(float8* qx, float8* qy, float8* qz, float8* qw, float8
 // Clay (P->torque_free): the turn that makes constraint i's correction torque-free, for the eight
 // particles of a conf_pos_solve work-item. The constraint moves each neighbour j by B g_j (B is
 // A^T of the scaled step o: [[2 o0, o3, o4], [o3, 2 o1, o5], [o4, o5, 2 o2]]) and i by -B s_i: no
-// net force, but on a surface, where the neighbourhood is not isotropic, a net torque about the
-// substep's start positions (those decide the angular momentum the finite-difference velocities
-// carry): tau = sum_j p0_j x B g_j = axial(T B). A rigid turn of the neighbourhood, -w x p0_j on
-// each neighbour and +w x sum_j p0_j on i with I w = tau (I its inertia about x0_i), takes it out
-// without a net force. Stored per particle as (w, 0, w x sum_j p0_j, 0) for conf_pos_apply.
-// (Unturned, a free clay block spinning at 2 rad/s kept 0.77-0.88 of its angular momentum after
-// 1 s, or gained up to 35 % without its bonds.)
+// net force, but where the neighbourhood is not isotropic (a surface) a net torque,
+// tau = sum_j p_j x B g_j = axial(S B) with S = sum p g^T (symmetric). A rigid turn of the
+// neighbourhood about x_i, w x p_j on every neighbour j and -w x sum_j p_j on i (no net force),
+// with I w = -tau (I the neighbourhood's inertia about x_i), takes it out; conf_pos_apply adds
+// the turns. Torque-free about the sweep's positions, like the central density and bond
+// corrections it works against: taken about the substep's start instead, the steady push of the
+// tensile correction that the viscosity holds back every sweep still spun a free block up by 8 %
+// a second. (Unturned, a free clay block spinning at 2 rad/s kept 0.88 of its angular momentum
+// after 1 s; without its bonds it gained 35 %.)
 inline void torque_free_turn(int w, int i0, int n, int plane, float8 live,
                              __global const float* sums, float8 o0, float8 o1, float8 o2, float8 o3,
-                             float8 o4, float8 o5, float8 t00, float8 t01, float8 t02, float8 t10,
-                             float8 t11, float8 t12, float8 t20, float8 t21, float8 t22,
-                             __global float8* restrict pspin) {
+                             float8 o4, float8 o5, float8 sxx, float8 syy, float8 szz, float8 sxy,
+                             float8 sxz, float8 syz, __global float4* restrict turn) {
 #define SUM(c) (live * vload8(w, sums + (c) * plane))
-  const float8 oxx = SUM(PSUM_P0), oyy = SUM(PSUM_P0 + 1), ozz = SUM(PSUM_P0 + 2);
-  const float8 oxy = SUM(PSUM_P0 + 3), oxz = SUM(PSUM_P0 + 4), oyz = SUM(PSUM_P0 + 5);
-  const float8 qx = SUM(PSUM_Q0), qy = SUM(PSUM_Q0 + 1), qz = SUM(PSUM_Q0 + 2);
+  const float8 pxx = SUM(PSUM_PP), pyy = SUM(PSUM_PP + 1), pzz = SUM(PSUM_PP + 2);
+  const float8 pxy = SUM(PSUM_PP + 3), pxz = SUM(PSUM_PP + 4), pyz = SUM(PSUM_PP + 5);
 #undef SUM
   const float8 b00 = 2.0f * o0, b11 = 2.0f * o1, b22 = 2.0f * o2, b01 = o3, b02 = o4, b12 = o5;
-  // tau = (M_yz - M_zy, M_zx - M_xz, M_xy - M_yx), M = T B
-  const float8 tx = (t10 * b02 + t11 * b12 + t12 * b22) - (t20 * b01 + t21 * b11 + t22 * b12);
-  const float8 ty = (t20 * b00 + t21 * b01 + t22 * b02) - (t00 * b02 + t01 * b12 + t02 * b22);
-  const float8 tz = (t00 * b01 + t01 * b11 + t02 * b12) - (t10 * b00 + t11 * b01 + t12 * b02);
-  // w = I^-1 tau by the adjugate, I = tr(P0) 1 - P0 with P0 = sum p0 p0^T, regularised as in
+  // tau = (M_yz - M_zy, M_zx - M_xz, M_xy - M_yx), M = S B
+  const float8 tx = (sxy * b02 + syy * b12 + syz * b22) - (sxz * b01 + syz * b11 + szz * b12);
+  const float8 ty = (sxz * b00 + syz * b01 + szz * b02) - (sxx * b02 + sxy * b12 + sxz * b22);
+  const float8 tz = (sxx * b01 + sxy * b11 + sxz * b12) - (sxy * b00 + syy * b01 + syz * b02);
+  // w = -I^-1 tau by the adjugate, I = tr(P) 1 - P with P = sum p p^T, regularised as in
   // conf_vel_begin.
-  float8 ixx = oyy + ozz, iyy = oxx + ozz, izz = oxx + oyy;
-  const float8 ixy = -oxy, ixz = -oxz, iyz = -oyz;
+  float8 ixx = pyy + pzz, iyy = pxx + pzz, izz = pxx + pyy;
+  const float8 ixy = -pxy, ixz = -pxz, iyz = -pyz;
   const float8 reg = 1e-4f * (ixx + iyy + izz) + 1e-20f;
   ixx += reg;
   iyy += reg;
   izz += reg;
   const float8 a00 = iyy * izz - iyz * iyz, a01 = ixz * iyz - ixy * izz, a02 = ixy * iyz - ixz * iyy;
   const float8 a11 = ixx * izz - ixz * ixz, a12 = ixy * ixz - ixx * iyz, a22 = ixx * iyy - ixy * ixy;
-  const float8 inv_det = live / (ixx * a00 + ixy * a01 + ixz * a02);
-  float8 w0 = inv_det * (a00 * tx + a01 * ty + a02 * tz);
-  float8 w1 = inv_det * (a01 * tx + a11 * ty + a12 * tz);
-  float8 w2 = inv_det * (a02 * tx + a12 * ty + a22 * tz);
-  float8 w4 = w1 * qz - w2 * qy, w5 = w2 * qx - w0 * qz, w6 = w0 * qy - w1 * qx;
-  float8 w3 = (float8)(0.0f), w7 = (float8)(0.0f);
+  const float8 scale = -live / (ixx * a00 + ixy * a01 + ixz * a02);
+  float8 w0 = scale * (a00 * tx + a01 * ty + a02 * tz);
+  float8 w1 = scale * (a01 * tx + a11 * ty + a12 * tz);
+  float8 w2 = scale * (a02 * tx + a12 * ty + a22 * tz);
+  float8 w3 = (float8)(0.0f), w4 = w3, w5 = w3, w6 = w3, w7 = w3;
   transpose8x8(&w0, &w1, &w2, &w3, &w4, &w5, &w6, &w7);
-  if (i0 + 0 < n) pspin[i0 + 0] = w0;
-  if (i0 + 1 < n) pspin[i0 + 1] = w1;
-  if (i0 + 2 < n) pspin[i0 + 2] = w2;
-  if (i0 + 3 < n) pspin[i0 + 3] = w3;
-  if (i0 + 4 < n) pspin[i0 + 4] = w4;
-  if (i0 + 5 < n) pspin[i0 + 5] = w5;
-  if (i0 + 6 < n) pspin[i0 + 6] = w6;
-  if (i0 + 7 < n) pspin[i0 + 7] = w7;
+  if (i0 + 0 < n) turn[i0 + 0] = w0.lo;
+  if (i0 + 1 < n) turn[i0 + 1] = w1.lo;
+  if (i0 + 2 < n) turn[i0 + 2] = w2.lo;
+  if (i0 + 3 < n) turn[i0 + 3] = w3.lo;
+  if (i0 + 4 < n) turn[i0 + 4] = w4.lo;
+  if (i0 + 5 < n) turn[i0 + 5] = w5.lo;
+  if (i0 + 6 < n) turn[i0 + 6] = w6.lo;
+  if (i0 + 7 < n) turn[i0 + 7] = w7.lo;
+}
+
+// What the turns of i's own constraint and of its neighbours' move i by: w_j x (x_i - x_j) from
+// each neighbour j's and -w_i x sum_j (x_j - x_i) from its own, together
+// sum_j (w_i + w_j) x (x_i - x_j). Eight neighbours per step (padding is i itself: no offset).
+inline float3 turn_sum(int i, int n, __global const float4* x, __global const uint* nbr,
+                       __global const uint* ncount, __global const float4* turn, P_CONST P) {
+  const float3 xi = x[i].xyz;
+  const float3 wi = turn[i].xyz;
+  float8 sx = (float8)(0.0f), sy = (float8)(0.0f), sz = (float8)(0.0f);
+  const int cnt = padded_count((int)min(ncount[i], (uint)P->max_neighbours), P->max_neighbours);
+  for (int k = 0; k < cnt; k += NBR_PAD) {
+    const uint8 j = nbr8(nbr, i, k, n, P->max_neighbours);
+    float8 dx, dy, dz, wx, wy, wz;
+    offsets8(x, j, xi, &dx, &dy, &dz);  // x_j - x_i
+    rows8(turn, j, &wx, &wy, &wz);
+    wx += wi.x;
+    wy += wi.y;
+    wz += wi.z;
+    sx += wy * dz - wz * dy;
+    sy += wz * dx - wx * dz;
+    sz += wx * dy - wy * dx;
+  }
+  return -(float3)(hsum8(sx), hsum8(sy), hsum8(sz));
 }
 
 // Best-fit rotation R_i (3.14), warm-started from the last sweep's (3 steps of the iteration
@@ -249,7 +266,7 @@ __kernel void conf_pos_solve(int n, int plane, __global const uint* flags,
                              __global const float* sums, __global const float8* conf, P_CONST P,
                              __global float* restrict rot, __global float* restrict lambda,
                              __global float8* restrict dlambda, __global float4* restrict pconst,
-                             __global float8* restrict pspin) {
+                             __global float4* restrict turn) {
   const int w = get_global_id(0);
   const int i0 = 8 * w;
   if (i0 >= n) return;
@@ -335,8 +352,8 @@ __kernel void conf_pos_solve(int n, int plane, __global const uint* flags,
   float8 o0 = coef * dl0, o1 = coef * dl1, o2 = coef * dl2, o3 = coef * dl3, o4 = coef * dl4;
   float8 o5 = coef * dl5, o6 = (float8)(0.0f), o7 = (float8)(0.0f);
   if (P->torque_free)
-    torque_free_turn(w, i0, n, plane, live, sums, o0, o1, o2, o3, o4, o5, t00, t01, t02, t10, t11,
-                     t12, t20, t21, t22, pspin);
+    torque_free_turn(w, i0, n, plane, live, sums, o0, o1, o2, o3, o4, o5, live * sxx, live * syy,
+                     live * szz, live * sxy, live * sxz, live * syz, turn);
   transpose8x8(&o0, &o1, &o2, &o3, &o4, &o5, &o6, &o7);
   float8 s0 = gx, s1 = gy, s2 = gz, s3 = (float8)(0.0f), s4 = s3, s5 = s3, s6 = s3, s7 = s3;
   transpose8x8(&s0, &s1, &s2, &s3, &s4, &s5, &s6, &s7);
@@ -364,7 +381,7 @@ inline void conf_pos_apply_at(int i, int n, __global const float4* x, __global f
                               __global const float4* pconst, __global const float* density,
                               __global const float8* dlambda, P_CONST P,
                               __global WallContact* contact, __global const float4* anchor,
-                              __global const float4* x0, __global const float8* pspin) {
+                              __global const float4* x0, __global const float4* turn) {
   if (flags[i] & FLAG_DEAD) {
     x_out[i] = x[i];
     return;
@@ -372,18 +389,7 @@ inline void conf_pos_apply_at(int i, int n, __global const float4* x, __global f
   const float3 s_i = pconst[i].xyz;
   float3 p =
       x[i].xyz + conformation_correction(i, n, x, nbr, ncount, pair, s_i, density, dlambda, P);
-  // Clay: the turns that make each constraint's correction torque-free (torque_free_turn): i's
-  // own and -w_j x (x0_i - x0_j) from each neighbour's.
-  if (P->torque_free) {
-    const float3 x0i = x0[i].xyz;
-    float3 r = pspin[i].s456;
-    const int cnt = (int)min(ncount[i], (uint)P->max_neighbours);
-    for (int k = 0; k < cnt; ++k) {
-      const uint j = NBR(nbr, i, k, n, P->max_neighbours);
-      r -= cross(pspin[j].s012, x0i - x0[j].xyz);
-    }
-    p += r;
-  }
+  if (P->torque_free) p += turn_sum(i, n, x, nbr, ncount, turn, P);  // clay
   p = walls_and_friction(i, p, contact[i], contact, flags, anchor, x0, P);
   x_out[i] = (float4)(p, 0.0f);
 }
@@ -442,12 +448,12 @@ __kernel void conf_pos_apply(int n, int fluid_items, __global const float4* x,
                              int ng, __global const float4* xg, __global const uint* gflags,
                              __global const uint* fnbr, __global const uint* fcount,
                              __global const float* gvol, float scale,
-                             __global float4* gimpulse, __global const float8* pspin){
+                             __global float4* gimpulse, __global const float4* turn){
   const int k = get_global_id(0);
   if (k < fluid_items) {
     if (k < n)
       conf_pos_apply_at(k, n, x, x_out, flags, nbr, ncount, pair, pconst, density, dlambda, P,
-                        contact, anchor, x0, pspin);
+                        contact, anchor, x0, turn);
   } else if (k - fluid_items < ng) {
     ghost_conf_reaction_at(k - fluid_items, ng, xg, gflags, fnbr, fcount, x, gvol, dlambda, scale,
                            P, gimpulse);

@@ -3,7 +3,7 @@
 namespace sonoflow::fluid {
 
 namespace {
-constexpr std::size_t kSumPlanes = 40;  // cl/conformation_position.cl PSUM_PLANES
+constexpr std::size_t kSumPlanes = 37;  // cl/conformation_position.cl PSUM_PLANES
 }  // namespace
 
 Expected<std::unique_ptr<ConstraintSet>> Conformation::create(const ClRuntime& rt, DeviceState& s) {
@@ -34,7 +34,7 @@ Expected<std::unique_ptr<ConstraintSet>> Conformation::create(const ClRuntime& r
   if (err == CL_SUCCESS) set->vconst_ = cl::Buffer(rt.context(), CL_MEM_READ_WRITE, cap * 64, nullptr, &err);
   if (err == CL_SUCCESS) set->pconst_ = cl::Buffer(rt.context(), CL_MEM_READ_WRITE, cap * 16, nullptr, &err);
   if (err == CL_SUCCESS) set->psums_ = cl::Buffer(rt.context(), CL_MEM_READ_WRITE, kSumPlanes * plane_bytes, nullptr, &err);
-  if (err == CL_SUCCESS) set->pspin_ = cl::Buffer(rt.context(), CL_MEM_READ_WRITE, cap * 32, nullptr, &err);
+  if (err == CL_SUCCESS) set->turn_ = cl::Buffer(rt.context(), CL_MEM_READ_WRITE, cap * 16, nullptr, &err);
   if (err == CL_SUCCESS) set->prev_ = cl::Buffer(rt.context(), CL_MEM_READ_WRITE, cap * 16, nullptr, &err);
   if (err == CL_SUCCESS) set->lambda_prev_ = cl::Buffer(rt.context(), CL_MEM_READ_WRITE, cap * 32, nullptr, &err);
   if (err == CL_SUCCESS) set->reaction_lambda_ = cl::Buffer(rt.context(), CL_MEM_READ_WRITE, cap * 32, nullptr, &err);
@@ -102,12 +102,12 @@ void Conformation::project(SolverContext& ctx) {
         s.pair, psums_, density_ghosts, s.g_flags, s.g_nbr, s.g_nbr_count, s.x.b, s.lambda,
         s.ghost_contact, s.g_impulse);
   L.run(pos_solve_, (s.n + 7) / 8, s.n, plane, s.flags.a, psums_, s.conf.a, s.params, rot_,
-        plambda_, dlambda_, pconst_, pspin_);
+        plambda_, dlambda_, pconst_, turn_);
   const int hand_ghosts = s.ng > 0 && s.ghost_viscosity ? s.ng : 0;
   const float scale = 1.0f / s.dt;  // the reaction of a position sweep: m dx / dt
   L.run(pos_apply_, fluid_items + hand_ghosts, s.n, fluid_items, s.x.a, s.x.b, s.flags.a, s.nbr,
         s.nbr_count, s.pair, pconst_, s.density, dlambda_, s.params, s.contact, s.anchor.a, s.x0.a,
-        hand_ghosts, s.xg, s.g_flags, s.g_nbr, s.g_nbr_count, s.g_volume, scale, s.g_impulse, pspin_);
+        hand_ghosts, s.xg, s.g_flags, s.g_nbr, s.g_nbr_count, s.g_volume, scale, s.g_impulse, turn_);
   s.x.swap();
 }
 
