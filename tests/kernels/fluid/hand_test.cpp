@@ -549,5 +549,38 @@ TEST(Hand, ImpulseOnTheNoSlipHandIsTheMomentumHoneyGains) {
   EXPECT_NEAR(b.hand, -b.fluid, 0.001 * b.fluid);
 }
 
+// Newton's laws at the domain's face: the pool's floor is the domain's bottom face and the
+// hand lies flat under it, the top of its palm 3 mm below the floor and its thicker forearm
+// through the floor into the water's bottom centimetre. The water at rest is carried by the floor
+// and the forearm together: their pushes add up to its weight. A ghost outside the domain is dead:
+// the fluid never lists it (the sort drops points outside the domain), so it must not push back
+// either. (Kept alive, those next to the forearm's ghosts inside the domain got huge Akinci
+// volumes - the ghost grid holds only the few neighbours inside - and their reaction to the
+// water's pressure pushed the hand down with 14 kN, the floor unchanged.)
+TEST(Hand, FloorAndForearmThroughItCarryThePoolsWeight) {
+  FluidConfig c = pool_config();
+  c.domain_min.z = kFloor;
+  auto e = make_engine(c);
+  ASSERT_TRUE(e);
+  ASSERT_FALSE(e->load_scene(pool_scene()));
+  static ContactField field;
+  FluidStats st;
+  const float palm_radius = 0.012f;
+  const HandFrame hand = flat_hand({0.0f, 0.0f, kFloor - 0.003f - palm_radius}, 1, 0);
+  for (int k = 0; k < 60; ++k) e->step_frame(hand, &hand, 1.0 / 90.0, field, st);  // settle
+  double floor = 0, forearm = 0;  // N, pushes up, mean over half a second
+  for (int k = 0; k < 45; ++k) {
+    e->step_frame(hand, &hand, 1.0 / 90.0, field, st);
+    ASSERT_EQ(st.non_finite, 0);
+    floor -= st.wall_force.z / 45.0;
+    forearm -= st.hand_force.z / 45.0;
+  }
+  const double weight = e->particle_mass() * st.particles * 9.81;
+  std::printf("floor %.3f N + forearm %.3f N against the water's weight %.3f N\n", floor, forearm,
+              weight);
+  EXPECT_GT(forearm, 0.01 * weight) << "the forearm carries some of it";
+  EXPECT_NEAR(floor + forearm, weight, 0.005 * weight);
+}
+
 }  // namespace
 }  // namespace sonoflow::fluid::test
