@@ -692,12 +692,12 @@ void FluidEngine::Impl::substep(float s0, float s1) {
     L.run(pose, s.ng, s.ng, s.g_joint, s.g_offset, s.g_normal_local, s.j_pos_prev, s.j_rot_prev,
           s.j_pos_new, s.j_rot_new, s0, s1, s.params, s.xg, s.xg0, s.vg, s.g_normal, s.g_flags);
   }
-  L.run(predict, s.n, s.n, s.x.a, s.x0.a, s.v.a, s.flags.a, s.contact, s.params);
+  L.run(predict, s.n, s.n, s.x.a, s.x0.a, s.v.a, s.flags.a, s.params);
   search.sort(L, s, s.fluid_grid, s.n, s.x.a, s.flags.a, num_cells);
   search.reorder_fluid(L, s, travel());
   if (s.ng > 0) search.sort(L, s, s.ghost_grid, s.ng, s.xg, s.g_flags, num_cells);
   L.fill(s.lambda_sum, static_cast<std::size_t>(s.n) * 4);
-  L.fill(s.contact, static_cast<std::size_t>(s.n) * 32);
+  L.fill(s.contact, static_cast<std::size_t>(s.n) * 32);  // the only reset: after the reorder
   search.build_lists(L, s);
   media->begin_substep(L, s);
 

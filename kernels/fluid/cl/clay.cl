@@ -7,22 +7,19 @@
 // (partner stable id, rest length), MAX_BONDS slots, and travel with the particle when it is
 // reordered; both partners take the same decisions from the same symmetric quantities.
 
-// bond_count[i]: i's bonds after the update (all with live partners), which bonds_apply relaxes
-// by for the rest of the substep.
+// Both partners take every decision alike except one: a full particle (MAX_BONDS slots taken)
+// forms no new bond, so in compressed clay a bond can form on one side only; bonds_mutual then
+// drops it before any sweep.
 __kernel void bonds_update(int n, __global const float4* x0, __global const float4* v,
                            __global const uint* flags, __global const uint* id,
                            __global uint* bond_id, __global float* bond_rest,
                            __global const uint* nbr, __global const uint* ncount,
-                           __global const uint* slot_of_id, P_CONST P,
-                           __global uint* bond_count) {
+                           __global const uint* slot_of_id, P_CONST P) {
   const int i = get_global_id(0);
   if (i >= n) return;
   __global uint* bid = bond_id + i * MAX_BONDS;
   __global float* brest = bond_rest + i * MAX_BONDS;
-  if (flags[i] & FLAG_DEAD) {
-    bond_count[i] = 0;
-    return;
-  }
+  if (flags[i] & FLAG_DEAD) return;
   const float3 xi = x0[i].xyz;
   const float3 vi = v[i].xyz;
   // Keep, or break, the existing bonds.
@@ -59,8 +56,34 @@ __kernel void bonds_update(int n, __global const float4* x0, __global const floa
     bid[free_slot] = pid;
     brest[free_slot] = len;
   }
+}
+
+// After bonds_update: keeps only the bonds both partners list, so that every correction in
+// bonds_apply has its equal and opposite counterpart (a bond on one side only pulled one end:
+// momentum from nothing). Race-free: i drops its bond to j only when j does not list i, and then
+// j never looks for itself in i's slots. bond_count[i]: i's bonds from here on (all mutual, all
+// with live partners), which bonds_apply relaxes by for the rest of the substep.
+__kernel void bonds_mutual(int n, __global const uint* flags, __global const uint* id,
+                           __global uint* bond_id, __global const uint* slot_of_id,
+                           __global uint* bond_count) {
+  const int i = get_global_id(0);
+  if (i >= n) return;
+  if (flags[i] & FLAG_DEAD) {
+    bond_count[i] = 0;
+    return;
+  }
+  __global uint* bid = bond_id + i * MAX_BONDS;
+  const uint own = id[i];
   uint bonds = 0;
-  for (int b = 0; b < MAX_BONDS; ++b) bonds += bid[b] != INVALID_INDEX;
+  for (int b = 0; b < MAX_BONDS; ++b) {
+    const uint pid = bid[b];
+    if (pid == INVALID_INDEX) continue;
+    __global const uint* other = bond_id + slot_of_id[pid] * MAX_BONDS;
+    bool listed = false;
+    for (int k = 0; k < MAX_BONDS; ++k) listed |= other[k] == own;
+    if (listed) ++bonds;
+    else bid[b] = INVALID_INDEX;
+  }
   bond_count[i] = bonds;
 }
 

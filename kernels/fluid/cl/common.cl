@@ -523,7 +523,7 @@ inline float3 wall_velocity(float3 x, float3 u, P_CONST P) {
   return u;
 }
 
-// A particle's contact with the walls over one substep (reset by predict). load: the walls'
+// A particle's contact with the walls over one substep (reset after the sort). load: the walls'
 // corrections summed over the sweeps, as a vector (xyz: the normal load of the friction, and
 // the wall force in the statistics) and a length (w). friction: the net tangential correction
 // the wall friction has made so far this substep (xyz; w unused).

@@ -8,9 +8,10 @@ inline float3 clamp_speed(float3 v, float max_speed) {
 }
 
 // u* = u0 + dt g, x* = x0 + dt u*. Particles leaving the domain, or whose state is no longer
-// finite, are flagged dead (removed at the next sort).
+// finite, are flagged dead (removed at the next sort). The walls' contact is zeroed after the
+// sort (fluid_engine.cpp, substep), which reorders the particles but not their contacts.
 __kernel void predict(int n, __global float4* x, __global float4* x0, __global float4* v,
-                      __global uint* flags, __global WallContact* contact, P_CONST P) {
+                      __global uint* flags, P_CONST P) {
   const int i = get_global_id(0);
   if (i >= n) return;
   uint f = flags[i];
@@ -18,7 +19,6 @@ __kernel void predict(int n, __global float4* x, __global float4* x0, __global f
   if (f & FLAG_SOLID) {  // media: frozen below the solidus
     x0[i] = x[i];
     v[i] = (float4)(0.0f);
-    contact[i] = (WallContact){(float4)(0.0f), (float4)(0.0f)};
     return;
   }
   const float3 g = (float3)(P->gravity[0], P->gravity[1], P->gravity[2]);
@@ -31,7 +31,6 @@ __kernel void predict(int n, __global float4* x, __global float4* x0, __global f
   x0[i] = (float4)(p0, 0.0f);
   x[i] = (float4)(p, 0.0f);
   v[i] = (float4)(u, 0.0f);
-  contact[i] = (WallContact){(float4)(0.0f), (float4)(0.0f)};
 }
 
 // u = (x - x0) / dt after the last of the substep's wall friction (common.cl, wall_friction: what

@@ -4,7 +4,8 @@ namespace sonoflow::fluid {
 
 Expected<std::unique_ptr<ConstraintSet>> ClayBonds::create(const ClRuntime& rt, DeviceState& s) {
   auto set = std::make_unique<ClayBonds>();
-  for (auto [k, name] : {std::pair{&set->update_, "bonds_update"}, std::pair{&set->apply_, "bonds_apply"}}) {
+  for (auto [k, name] : {std::pair{&set->update_, "bonds_update"}, std::pair{&set->mutual_, "bonds_mutual"},
+                         std::pair{&set->apply_, "bonds_apply"}}) {
     auto kernel = rt.kernel(name);
     if (!kernel) return kernel.error();
     *k = kernel.value();
@@ -19,7 +20,8 @@ Expected<std::unique_ptr<ConstraintSet>> ClayBonds::create(const ClRuntime& rt, 
 void ClayBonds::begin_substep(SolverContext& ctx) {
   DeviceState& s = ctx.s;
   ctx.launch.run(update_, s.n, s.n, s.x0.a, s.v.a, s.flags.a, s.id.a, s.bond_id.a, s.bond_rest.a,
-                 s.nbr, s.nbr_count, s.slot_of_id, s.params, bond_count_);
+                 s.nbr, s.nbr_count, s.slot_of_id, s.params);
+  ctx.launch.run(mutual_, s.n, s.n, s.flags.a, s.id.a, s.bond_id.a, s.slot_of_id, bond_count_);
 }
 
 void ClayBonds::project(SolverContext& ctx) {

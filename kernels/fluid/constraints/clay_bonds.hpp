@@ -1,7 +1,7 @@
 #pragma once
 // Clay's hysteretic distance bonds (cl/clay.cl; thesis 6.1.3): formed and broken once per
-// substep from the relative normal velocity, projected once per solver iteration after the
-// density and viscosity sweeps.
+// substep from the relative normal velocity (kept only where both partners list them),
+// projected once per solver iteration after the density and viscosity sweeps.
 #include "kernels/fluid/constraints/constraint_set.hpp"
 
 namespace sonoflow::fluid {
@@ -17,8 +17,8 @@ class ClayBonds final : public ConstraintSet {
   void project(SolverContext& ctx) override;
 
  private:
-  cl::Kernel update_, apply_;
-  cl::Buffer bond_count_;  // per particle, written by bonds_update for the substep's sweeps
+  cl::Kernel update_, mutual_, apply_;
+  cl::Buffer bond_count_;  // per particle, written by bonds_mutual for the substep's sweeps
 };
 
 }  // namespace sonoflow::fluid

@@ -246,5 +246,27 @@ TEST(Clay, FreeSpinningBlockKeepsItsAngularMomentum) {
   EXPECT_NEAR(unbonded, 1.0, 0.02);
 }
 
+// Newton's third law for every bond, in crowded clay: the block on the floor under 30 g (as if
+// pressed with 29 times its weight; a 1.8 m column's base at 1 g) packs more partners inside
+// the bond radius than a particle has slots (up to 23 particles full at once), so a bond could
+// form on one side only, its correction with no counterpart. Every bond is mutual: the floor
+// carries exactly the weight. (Bonds kept on one side, up to 29 at a time: the floor carried
+// 0.9978 of it.)
+TEST(Clay, FloorCarriesTheWeightOfASqueezedBlock) {
+  FluidConfig c = clay_config(false);
+  const float g = 300.0f;
+  c.gravity = {0, 0, -g};
+  auto e = make_engine(c);
+  ASSERT_TRUE(e);
+  ASSERT_FALSE(e->load_scene(block_on_bed()));
+  FluidStats st = run(*e, 90);  // settled
+  double push = 0;              // N, the floor's push up, averaged over half a second
+  for (int k = 0; k < 45; ++k) push -= run(*e, 1).wall_force.z / 45.0;
+  ASSERT_EQ(st.particles, 216);
+  const double weight = e->particle_mass() * st.particles * g;
+  std::printf("floor pushes %.4f N against a weight of %.4f N\n", push, weight);
+  EXPECT_NEAR(push, weight, 5e-4 * weight);
+}
+
 }  // namespace
 }  // namespace sonoflow::fluid::test

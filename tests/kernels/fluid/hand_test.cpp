@@ -549,5 +549,85 @@ TEST(Hand, ImpulseOnTheNoSlipHandIsTheMomentumHoneyGains) {
   EXPECT_NEAR(b.hand, -b.fluid, 0.001 * b.fluid);
 }
 
+// Newton's laws at the domain's face: the pool's floor is the domain's bottom face and the
+// hand lies flat under it, the top of its palm 3 mm below the floor and its thicker forearm
+// through the floor into the water's bottom centimetre. The water at rest is carried by the floor
+// and the forearm together: their pushes add up to its weight. A ghost outside the domain is dead:
+// the fluid never lists it (the sort drops points outside the domain), so it must not push back
+// either. (Kept alive, those next to the forearm's ghosts inside the domain got huge Akinci
+// volumes - the ghost grid holds only the few neighbours inside - and their reaction to the
+// water's pressure pushed the hand down with 14 kN, the floor unchanged.)
+TEST(Hand, FloorAndForearmThroughItCarryThePoolsWeight) {
+  FluidConfig c = pool_config();
+  c.domain_min.z = kFloor;
+  auto e = make_engine(c);
+  ASSERT_TRUE(e);
+  ASSERT_FALSE(e->load_scene(pool_scene()));
+  static ContactField field;
+  FluidStats st;
+  const float palm_radius = 0.012f;
+  const HandFrame hand = flat_hand({0.0f, 0.0f, kFloor - 0.003f - palm_radius}, 1, 0);
+  for (int k = 0; k < 60; ++k) e->step_frame(hand, &hand, 1.0 / 90.0, field, st);  // settle
+  double floor = 0, forearm = 0;  // N, pushes up, mean over half a second
+  for (int k = 0; k < 45; ++k) {
+    e->step_frame(hand, &hand, 1.0 / 90.0, field, st);
+    ASSERT_EQ(st.non_finite, 0);
+    floor -= st.wall_force.z / 45.0;
+    forearm -= st.hand_force.z / 45.0;
+  }
+  const double weight = e->particle_mass() * st.particles * 9.81;
+  std::printf("floor %.3f N + forearm %.3f N against the water's weight %.3f N\n", floor, forearm,
+              weight);
+  EXPECT_GT(forearm, 0.01 * weight) << "the forearm carries some of it";
+  EXPECT_NEAR(floor + forearm, weight, 0.005 * weight);
+}
+
+// The no-slip hand carries honey at its own speed, but the fluid sees a ghost move at most
+// hand.max_speed (pose_ghosts: a faster ghost starts its substep nearer its end, as if it had
+// moved earlier), which bounds what a tracking jump short of a teleport can fling through the
+// viscous coupling. A 6 x 6 x 2 cm honey slab rests on the back of the still flat hand for
+// 10 frames; then the hand slides along its fingers at 1 m/s under it for 12 frames (13 cm, the
+// slab stays over the hand). The slab's mean velocity: 1.003 m/s with the default clamp (20 m/s);
+// with hand.max_speed 0.2 m/s the hand slides under it and it lags at 0.28 m/s (the capsules'
+// rings still bump it along). (Without the clamp: carried at 1.003 m/s both times.)
+float carried_by_the_hand(float hand_max_speed) {
+  const auto lib = MaterialLibrary::load(SONOFLOW_MATERIALS_DIR);
+  EXPECT_TRUE(lib && lib->find("honey") != nullptr);
+  if (!lib || lib->find("honey") == nullptr) return 0;
+  FluidConfig c;
+  c.max_particles = 200;
+  c.particle_spacing = 0.01f;
+  c.domain_min = {-0.6f, -0.3f, -0.2f};
+  c.domain_max = {0.6f, 0.3f, 0.4f};
+  c.material = *lib->find("honey");
+  c.hand.max_speed = hand_max_speed;
+  auto e = make_engine(c);
+  if (!e) return 0;
+  constexpr float z = 0.1f, top = z + 0.012f;  // the palm's centre line and top
+  Scene s;  // no walls: the slab lies on the hand
+  s.blocks.push_back({{-0.03f, -0.03f, top + 0.002f}, {0.03f, 0.03f, top + 0.022f}});
+  EXPECT_FALSE(e->load_scene(s));
+  static ContactField field;
+  FluidStats st;
+  HandFrame prev = flat_hand({0.0f, 0.0f, z}, 0, 0);
+  for (int k = 1; k <= 22; ++k) {
+    const float x = k <= 10 ? 0.0f : 1.0f * static_cast<float>(k - 10) / 90.0f;
+    HandFrame now = flat_hand({x, 0.0f, z}, static_cast<std::uint64_t>(k), 0);
+    e->step_frame(now, &prev, 1.0 / 90.0, field, st);
+    prev = now;
+    EXPECT_EQ(st.non_finite, 0);
+  }
+  EXPECT_EQ(st.particles, 72);
+  return st.momentum.x / (e->particle_mass() * static_cast<float>(st.particles));
+}
+
+TEST(Hand, NoSlipHandFasterThanItsSpeedClampSlidesUnderHoney) {
+  const float free = carried_by_the_hand(20.0f), clamped = carried_by_the_hand(0.2f);
+  std::printf("honey on the hand sliding at 1 m/s: carried at %.3f m/s, with hand.max_speed 0.2 m/s "
+              "at %.3f m/s\n", free, clamped);
+  EXPECT_NEAR(free, 1.0f, 0.05f) << "no-slip";
+  EXPECT_LT(clamped, 0.5f) << "the fluid sees the hand at 0.2 m/s";
+}
+
 }  // namespace
 }  // namespace sonoflow::fluid::test
