@@ -208,9 +208,11 @@ void FluidEngine::Impl::fill_params(double frame_dt) {
   p.alpha = clay ? 0.0f : m.alpha;
   p.beta = m.beta;
   p.corotation = m.corotation ? 1 : 0;
-  // Clay's viscosity is position-level only; on the surface its corrections carry a net torque
-  // (conformation_position.cl), which DC-PBD's velocity phase and the thesis' fig. 3.6 leave be.
-  p.torque_free = clay ? 1 : 0;
+  // With corotation the conformation constraints' corrections are made torque-free too
+  // (conformation.cl): corotation is blindness to a rigid turn of the neighbourhood, in the
+  // constraint's value (R) and in its corrections (the turns).
+  s.torque_free = m.corotation;
+  p.torque_free = s.torque_free ? 1 : 0;
   p.xsph = m.xsph;
   p.vorticity = m.vorticity;
   p.wall_friction = m.wall_friction;

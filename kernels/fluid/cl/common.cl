@@ -67,7 +67,7 @@ typedef struct {
   float domain_max[3];
   int ghost_viscosity;
   float conformation_yield;
-  int torque_free;  // clay: each conformation constraint's correction made torque-free
+  int torque_free;  // with corotation: the conformation corrections made torque-free
   Shape shapes[MAX_SHAPES];
   float wall_psi[WALL_TABLE];
   float wall_area[WALL_TABLE];

@@ -119,6 +119,78 @@ inline float3 pair_sym_t_sum(int i, int n, __global const float4* x, __global co
   return (float3)(hsum8(sx), hsum8(sy), hsum8(sz));
 }
 
+// ---- torque-free corrections (with corotation) ---------------------------------------------------
+//
+// Constraint i moves each neighbour j by B g_j (B = A^T of its scaled step l: [[2 l0, l3, l4],
+// [l3, 2 l1, l5], [l4, l5, 2 l2]]) and i by -B s_i: no net force, but where the neighbourhood is
+// not isotropic (a surface) a net torque, tau = sum_j p_j x B g_j = axial(S B) with
+// S = sum_j p_j g_j^T (symmetric: g_j is parallel to p_j = x_j - x_i; the no-slip hand's ghosts
+// included, whose share goes to the hand). A rigid turn of the fluid neighbourhood about x_i,
+// w x p_j on every neighbour and -w x sum_j p_j on i (no net force), with I w = -tau (I the
+// neighbourhood's inertia about x_i), cancels it; `turn_sum` adds up the turns a particle gets.
+// Torque-free about the sweep's positions, like the central density and bond corrections the
+// constraint works against. Without the turns a free viscous block (8 x 4 x 4 cm, tau = alpha = 0)
+// spinning at 2 rad/s had 1.03 x its angular momentum after 1 s with 3 substeps, 2.6 x with 12,
+// and clay kept 0.88 (bench/RESULTS.md, "Clay spin" and "DC-PBD spin"). Corotation makes the
+// constraint's value blind to a rigid turn (R); the turns make its corrections so.
+
+// I^-1 of the neighbourhood's inertia I = tr(P) 1 - P, P = sum_j p_j p_j^T (Voigt, eight
+// constraints in lanes), by the adjugate; regularised as in conf_vel_begin.
+inline void inverse_inertia8(float8 pxx, float8 pyy, float8 pzz, float8 pxy, float8 pxz, float8 pyz,
+                             Voigt8* inv) {
+  float8 ixx = pyy + pzz, iyy = pxx + pzz, izz = pxx + pyy;
+  const float8 ixy = -pxy, ixz = -pxz, iyz = -pyz;
+  const float8 reg = 1e-4f * (ixx + iyy + izz) + 1e-20f;
+  ixx += reg;
+  iyy += reg;
+  izz += reg;
+  const float8 a00 = iyy * izz - iyz * iyz, a01 = ixz * iyz - ixy * izz, a02 = ixy * iyz - ixz * iyy;
+  const float8 a11 = ixx * izz - ixz * ixz, a12 = ixy * ixz - ixx * iyz, a22 = ixx * iyy - ixy * ixy;
+  const float8 det = ixx * a00 + ixy * a01 + ixz * a02;
+  *inv = (Voigt8){a00 / det, a11 / det, a22 / det, a01 / det, a02 / det, a12 / det};
+}
+
+// The turn w = -I^-1 axial(S B) of the scaled steps l0..l5 (eight constraints in lanes).
+inline void turn_of_step8(Voigt8 S, Voigt8 inv, float8 l0, float8 l1, float8 l2, float8 l3,
+                          float8 l4, float8 l5, float8* wx, float8* wy, float8* wz) {
+  const float8 b00 = 2.0f * l0, b11 = 2.0f * l1, b22 = 2.0f * l2, b01 = l3, b02 = l4, b12 = l5;
+  // tau = (M_yz - M_zy, M_zx - M_xz, M_xy - M_yx), M = S B
+  const float8 tx = (S.xy * b02 + S.yy * b12 + S.yz * b22) - (S.xz * b01 + S.yz * b11 + S.zz * b12);
+  const float8 ty = (S.xz * b00 + S.yz * b01 + S.zz * b02) - (S.xx * b02 + S.xy * b12 + S.xz * b22);
+  const float8 tz = (S.xx * b01 + S.xy * b11 + S.xz * b12) - (S.xy * b00 + S.yy * b01 + S.yz * b02);
+  *wx = -(inv.xx * tx + inv.xy * ty + inv.xz * tz);
+  *wy = -(inv.xy * tx + inv.yy * ty + inv.yz * tz);
+  *wz = -(inv.xz * tx + inv.yz * ty + inv.zz * tz);
+}
+
+
+// What the turns of i's own constraint and of its neighbours' move i by: w_j x (x_i - x_j) from
+// each neighbour j's and -w_i x sum_j (x_j - x_i) from its own, together
+// sum_j (w_i + w_j) x (x_i - x_j). Eight neighbours per step (padding is i itself: no offset).
+inline float3 turn_sum(int i, int n, __global const float4* x, __global const uint* nbr,
+                       __global const uint* ncount, __global const float4* turn, P_CONST P) {
+  const float4 xi = x[i];
+  const float3 wi = turn[i].xyz;
+  float8 sx = (float8)(0.0f), sy = (float8)(0.0f), sz = (float8)(0.0f);
+  const int cnt = padded_count((int)min(ncount[i], (uint)P->max_neighbours), P->max_neighbours);
+  for (int k = 0; k < cnt; k += NBR_PAD) {
+    const uint8 j = nbr8(nbr, i, k, n, P->max_neighbours);
+    float8 rx, ry, rz, wx, wy, wz;
+    rows8(x, j, &rx, &ry, &rz);
+    rx = xi.x - rx;  // r_ij = x_i - x_j
+    ry = xi.y - ry;
+    rz = xi.z - rz;
+    rows8(turn, j, &wx, &wy, &wz);
+    wx += wi.x;
+    wy += wi.y;
+    wz += wi.z;
+    sx += wy * rz - wz * ry;
+    sy += wz * rx - wx * rz;
+    sz += wx * ry - wy * rx;
+  }
+  return (float3)(hsum8(sx), hsum8(sy), hsum8(sz));
+}
+
 // The correction of particle i by every conformation constraint it belongs to, the steps dl
 // already scaled by their constraint's relaxation (3.12 velocities, 3.18 positions): with
 // g_ij = V_j grad W_ij and s_i = sum_j g_ij,

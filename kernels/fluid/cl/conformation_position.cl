@@ -23,7 +23,7 @@
 #define PSUM_G2 24    // 3: sum g_x^2, g_y^2, g_z^2 (fluid)
 #define PSUM_G 27     // 3: s_i = sum g (fluid and ghosts)
 #define PSUM_COEF 30  // 1: beta / n_i of constraint i
-#define PSUM_PP 31    // 6: sum p p^T in Voigt order (fluid; clay only): the inertia about x_i
+#define PSUM_PP 31    // 6: sum p p^T in Voigt order (fluid; with P->torque_free): the inertia
 #define PSUM_PLANES 37
 
 // Lanes 0-5 of v to planes c .. c + 5 of particle i.
@@ -56,7 +56,7 @@ inline void conf_pos_sums_at(int i, int n, int plane, __global const float4* x,
   float8 px = 0, py = 0, pz = 0, qx = 0, qy = 0, qz = 0;
   Outer8 A = {0}, T = {0};  // A = sum p p0^T, T = sum p0 g^T
   Voigt8 S = {0};           // S = sum p (x) g
-  Voigt8 O = {0};           // sum p p^T (clay)
+  Voigt8 O = {0};           // sum p p^T (torque-free turns)
   float8 gxx = 0, gyy = 0, gzz = 0, sx = 0, sy = 0, sz = 0;
   const int padded = padded_count(cnt, P->max_neighbours);
   for (int k = 0; k < padded; k += NBR_PAD) {
@@ -181,45 +181,22 @@ inline void rotation_step(float8* qx, float8* qy, float8* qz, float8* qw, float8
   *qw = nw * norm;
 }
 
-// Clay (P->torque_free): the turn that makes constraint i's correction torque-free, for the eight
-// particles of a conf_pos_solve work-item. The constraint moves each neighbour j by B g_j (B is
-// A^T of the scaled step o: [[2 o0, o3, o4], [o3, 2 o1, o5], [o4, o5, 2 o2]]) and i by -B s_i: no
-// net force, but where the neighbourhood is not isotropic (a surface) a net torque,
-// tau = sum_j p_j x B g_j = axial(S B) with S = sum p g^T (symmetric). A rigid turn of the
-// neighbourhood about x_i, w x p_j on every neighbour j and -w x sum_j p_j on i (no net force),
-// with I w = -tau (I the neighbourhood's inertia about x_i), takes it out; conf_pos_apply adds
-// the turns. Torque-free about the sweep's positions, like the central density and bond
-// corrections it works against: taken about the substep's start instead, the steady push of the
-// tensile correction that the viscosity holds back every sweep still spun a free block up by 8 %
-// a second. (Unturned, a free clay block spinning at 2 rad/s kept 0.88 of its angular momentum
-// after 1 s; without its bonds it gained 35 %.)
+// The turns of the eight constraints of a conf_pos_solve work-item (conformation.cl,
+// torque-free corrections), stored one float4 per particle for conf_pos_apply.
 inline void torque_free_turn(int w, int i0, int n, int plane, float8 live,
                              __global const float* sums, float8 o0, float8 o1, float8 o2, float8 o3,
-                             float8 o4, float8 o5, float8 sxx, float8 syy, float8 szz, float8 sxy,
-                             float8 sxz, float8 syz, __global float4* restrict turn) {
+                             float8 o4, float8 o5, Voigt8 S, __global float4* restrict turn) {
 #define SUM(c) (live * vload8(w, sums + (c) * plane))
-  const float8 pxx = SUM(PSUM_PP), pyy = SUM(PSUM_PP + 1), pzz = SUM(PSUM_PP + 2);
-  const float8 pxy = SUM(PSUM_PP + 3), pxz = SUM(PSUM_PP + 4), pyz = SUM(PSUM_PP + 5);
+  Voigt8 inv;
+  inverse_inertia8(SUM(PSUM_PP), SUM(PSUM_PP + 1), SUM(PSUM_PP + 2), SUM(PSUM_PP + 3),
+                   SUM(PSUM_PP + 4), SUM(PSUM_PP + 5), &inv);
 #undef SUM
-  const float8 b00 = 2.0f * o0, b11 = 2.0f * o1, b22 = 2.0f * o2, b01 = o3, b02 = o4, b12 = o5;
-  // tau = (M_yz - M_zy, M_zx - M_xz, M_xy - M_yx), M = S B
-  const float8 tx = (sxy * b02 + syy * b12 + syz * b22) - (sxz * b01 + syz * b11 + szz * b12);
-  const float8 ty = (sxz * b00 + syz * b01 + szz * b02) - (sxx * b02 + sxy * b12 + sxz * b22);
-  const float8 tz = (sxx * b01 + sxy * b11 + sxz * b12) - (sxy * b00 + syy * b01 + syz * b02);
-  // w = -I^-1 tau by the adjugate, I = tr(P) 1 - P with P = sum p p^T, regularised as in
-  // conf_vel_begin.
-  float8 ixx = pyy + pzz, iyy = pxx + pzz, izz = pxx + pyy;
-  const float8 ixy = -pxy, ixz = -pxz, iyz = -pyz;
-  const float8 reg = 1e-4f * (ixx + iyy + izz) + 1e-20f;
-  ixx += reg;
-  iyy += reg;
-  izz += reg;
-  const float8 a00 = iyy * izz - iyz * iyz, a01 = ixz * iyz - ixy * izz, a02 = ixy * iyz - ixz * iyy;
-  const float8 a11 = ixx * izz - ixz * ixz, a12 = ixy * ixz - ixx * iyz, a22 = ixx * iyy - ixy * ixy;
-  const float8 scale = -live / (ixx * a00 + ixy * a01 + ixz * a02);
-  float8 w0 = scale * (a00 * tx + a01 * ty + a02 * tz);
-  float8 w1 = scale * (a01 * tx + a11 * ty + a12 * tz);
-  float8 w2 = scale * (a02 * tx + a12 * ty + a22 * tz);
+  float8 w0, w1, w2;
+  turn_of_step8(S, inv, o0, o1, o2, o3, o4, o5, &w0, &w1, &w2);
+  // Dead lanes (live 0: I^-1 is 0 / 0) take no turn.
+  w0 = select((float8)(0.0f), w0, live != 0.0f);
+  w1 = select((float8)(0.0f), w1, live != 0.0f);
+  w2 = select((float8)(0.0f), w2, live != 0.0f);
   float8 w3 = (float8)(0.0f), w4 = w3, w5 = w3, w6 = w3, w7 = w3;
   transpose8x8(&w0, &w1, &w2, &w3, &w4, &w5, &w6, &w7);
   if (i0 + 0 < n) turn[i0 + 0] = w0.lo;
@@ -230,30 +207,6 @@ inline void torque_free_turn(int w, int i0, int n, int plane, float8 live,
   if (i0 + 5 < n) turn[i0 + 5] = w5.lo;
   if (i0 + 6 < n) turn[i0 + 6] = w6.lo;
   if (i0 + 7 < n) turn[i0 + 7] = w7.lo;
-}
-
-// What the turns of i's own constraint and of its neighbours' move i by: w_j x (x_i - x_j) from
-// each neighbour j's and -w_i x sum_j (x_j - x_i) from its own, together
-// sum_j (w_i + w_j) x (x_i - x_j). Eight neighbours per step (padding is i itself: no offset).
-inline float3 turn_sum(int i, int n, __global const float4* x, __global const uint* nbr,
-                       __global const uint* ncount, __global const float4* turn, P_CONST P) {
-  const float3 xi = x[i].xyz;
-  const float3 wi = turn[i].xyz;
-  float8 sx = (float8)(0.0f), sy = (float8)(0.0f), sz = (float8)(0.0f);
-  const int cnt = padded_count((int)min(ncount[i], (uint)P->max_neighbours), P->max_neighbours);
-  for (int k = 0; k < cnt; k += NBR_PAD) {
-    const uint8 j = nbr8(nbr, i, k, n, P->max_neighbours);
-    float8 dx, dy, dz, wx, wy, wz;
-    offsets8(x, j, xi, &dx, &dy, &dz);  // x_j - x_i
-    rows8(turn, j, &wx, &wy, &wz);
-    wx += wi.x;
-    wy += wi.y;
-    wz += wi.z;
-    sx += wy * dz - wz * dy;
-    sy += wz * dx - wx * dz;
-    sz += wx * dy - wy * dx;
-  }
-  return -(float3)(hsum8(sx), hsum8(sy), hsum8(sz));
 }
 
 // Best-fit rotation R_i (3.14), warm-started from the last sweep's (3 steps of the iteration
@@ -352,8 +305,9 @@ __kernel void conf_pos_solve(int n, int plane, __global const uint* flags,
   float8 o0 = coef * dl0, o1 = coef * dl1, o2 = coef * dl2, o3 = coef * dl3, o4 = coef * dl4;
   float8 o5 = coef * dl5, o6 = (float8)(0.0f), o7 = (float8)(0.0f);
   if (P->torque_free)
-    torque_free_turn(w, i0, n, plane, live, sums, o0, o1, o2, o3, o4, o5, live * sxx, live * syy,
-                     live * szz, live * sxy, live * sxz, live * syz, turn);
+    torque_free_turn(w, i0, n, plane, live, sums, o0, o1, o2, o3, o4, o5,
+                     (Voigt8){live * sxx, live * syy, live * szz, live * sxy, live * sxz, live * syz},
+                     turn);
   transpose8x8(&o0, &o1, &o2, &o3, &o4, &o5, &o6, &o7);
   float8 s0 = gx, s1 = gy, s2 = gz, s3 = (float8)(0.0f), s4 = s3, s5 = s3, s6 = s3, s7 = s3;
   transpose8x8(&s0, &s1, &s2, &s3, &s4, &s5, &s6, &s7);
@@ -389,7 +343,7 @@ inline void conf_pos_apply_at(int i, int n, __global const float4* x, __global f
   const float3 s_i = pconst[i].xyz;
   float3 p =
       x[i].xyz + conformation_correction(i, n, x, nbr, ncount, pair, s_i, density, dlambda, P);
-  if (P->torque_free) p += turn_sum(i, n, x, nbr, ncount, turn, P);  // clay
+  if (P->torque_free) p += turn_sum(i, n, x, nbr, ncount, turn, P);
   p = walls_and_friction(i, p, contact[i], contact, flags, anchor, x0, P);
   x_out[i] = (float4)(p, 0.0f);
 }

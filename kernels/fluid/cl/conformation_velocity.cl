@@ -150,15 +150,18 @@ __kernel void conf_vel_setup(int n, __global const float4* x, __global const uin
                              __global const float4* xg, __global const float4* vg,
                              __global const float* gvol, __global const float* density,
                              __global const float4* spin, P_CONST P,
-                             __global float2* restrict pair, __global float16* restrict vconst) {
+                             __global float2* restrict pair, __global float16* restrict vconst,
+                             __global float16* restrict vturn) {
   const int i = get_global_id(0);
   if (i >= n) return;
   if (flags[i] & FLAG_DEAD) {
     vconst[i] = (float16)(0.0f);
+    if (P->torque_free) vturn[i] = (float16)(0.0f);
     return;
   }
   const float3 xi = x[i].xyz;
   const float3 wi = spin[i].xyz;
+  Voigt8 PP = {0}, SR = {0};  // torque-free turns: sum r r^T and sum r (x) g (fluid; ghosts in SR)
   // Eight neighbours per step in 8-lane sums, the rows transposed in-lane (common.cl
   // offsets8); padding has f = 0.
   Voigt8 K = {0};  // K_i = sum_j A(g_ij) (w_i x r_ij)
@@ -179,6 +182,10 @@ __kernel void conf_vel_setup(int n, __global const float4* x, __global const uin
     // t = w x r
     const float8 tx = wi.y * rz - wi.z * ry, ty = wi.z * rx - wi.x * rz, tz = wi.x * ry - wi.y * rx;
     add_a_voigt8(&K, gx, gy, gz, tx, ty, tz);
+    if (P->torque_free) {
+      add_upper8(&PP, rx, ry, rz, rx, ry, rz);
+      add_upper8(&SR, rx, ry, rz, gx, gy, gz);
+    }
     gxx8 += gx * gx;
     gyy8 += gy * gy;
     gzz8 += gz * gz;
@@ -216,6 +223,7 @@ __kernel void conf_vel_setup(int n, __global const float4* x, __global const uin
                        kernel_grad_factor8(rx * rx + ry * ry + rz * rz, P);
       const float8 gx = f * rx, gy = f * ry, gz = f * rz;
       add_a_voigt8(&G, gx, gy, gz, tx, ty, tz);
+      if (P->torque_free) add_upper8(&SR, rx, ry, rz, gx, gy, gz);
       gx8 += gx;
       gy8 += gy;
       gz8 += gz;
@@ -227,6 +235,17 @@ __kernel void conf_vel_setup(int n, __global const float4* x, __global const uin
   const float8 diag = dt2 * ((float8)(4.0f * gxx, 4.0f * gyy, 4.0f * gzz, gxx + gyy, gxx + gzz,
                                       gyy + gzz, 0.0f, 0.0f) + voigt_sym_diag(s));
   vconst[i] = (float16)(kc.s0123, kc.s45, diag.s01, diag.s2345, s, P->dt * relaxation(cnt, P));
+  if (P->torque_free) {
+    // S = sum p g^T with p = -r, and the inertia's inverse (conformation.cl, torque-free
+    // corrections): the velocity phase's Jacobians are constant, so are these.
+    const float8 zero = (float8)(0.0f);
+    const float8 sr = hsum8x8(SR.xx, SR.yy, SR.zz, SR.xy, SR.xz, SR.yz, zero, zero);
+    const float8 pp = hsum8x8(PP.xx, PP.yy, PP.zz, PP.xy, PP.xz, PP.yz, zero, zero);
+    Voigt8 inv;
+    inverse_inertia8(pp.s0, pp.s1, pp.s2, pp.s3, pp.s4, pp.s5, &inv);
+    vturn[i] = (float16)(-sr.s0123, -sr.s45, inv.xx.s0, inv.yy.s0, inv.zz.s0, inv.xy.s0, inv.xz.s0,
+                         inv.yz.s0, 0.0f, 0.0f, 0.0f, 0.0f);
+  }
 }
 
 // C_i(u) = q0_i - I + dt (sum_j A(g_ij) u_j - A(s_i) u_i + K_i) and its multiplier step (3.11);
@@ -324,6 +343,45 @@ __kernel void conf_vel_apply(int n, __global const float4* x, __global const flo
     v_prev[i] = v[i];
   }
   v_out[i] = next;
+}
+
+// With P->torque_free, after the sweeps: the turns that make the velocity phase's corrections
+// torque-free (conformation.cl). The Jacobians are constant through the phase, so the sweeps'
+// corrections sum to J^T of the final multipliers (scaled by beta dt / n_i) and one turn per
+// constraint, of those, cancels the torque of all of them (up to the spray's unmixed velocities
+// under Chebyshev acceleration, conf_vel_apply).
+__kernel void conf_vel_turn(int n, __global const uint* flags, __global const float8* lambda,
+                            __global const float16* vconst, __global const float16* vturn,
+                            P_CONST P, __global float4* turn) {
+  const int i = get_global_id(0);
+  if (i >= n) return;
+  if (flags[i] & FLAG_DEAD) {
+    turn[i] = (float4)(0.0f);
+    return;
+  }
+  const float16 t = vturn[i];
+  const float8 o = vconst[i].sf * lambda[i];
+  const Voigt8 S = {t.s0, t.s1, t.s2, t.s3, t.s4, t.s5};
+  const Voigt8 inv = {t.s6, t.s7, t.s8, t.s9, t.sa, t.sb};
+  float8 wx, wy, wz;  // one lane's worth
+  turn_of_step8(S, inv, o.s0, o.s1, o.s2, o.s3, o.s4, o.s5, &wx, &wy, &wz);
+  turn[i] = (float4)(wx.s0, wy.s0, wz.s0, 0.0f);
+}
+
+// u += the turns, then the walls' velocity condition again.
+__kernel void conf_vel_turn_apply(int n, __global const float4* x, __global const float4* x0,
+                                  __global const float4* v, __global float4* v_out,
+                                  __global const uint* flags, __global const uint* nbr,
+                                  __global const uint* ncount, __global const float4* turn,
+                                  P_CONST P) {
+  const int i = get_global_id(0);
+  if (i >= n) return;
+  if (flags[i] & FLAG_DEAD) {
+    v_out[i] = v[i];
+    return;
+  }
+  const float3 u = v[i].xyz + turn_sum(i, n, x, nbr, ncount, turn, P);
+  v_out[i] = (float4)(wall_velocity(x0[i].xyz + P->dt * u, u, P), 0.0f);
 }
 
 // x** = x* + dt (u** - u*) = x0 + dt u**.

@@ -11,7 +11,8 @@ Expected<std::unique_ptr<ConstraintSet>> Conformation::create(const ClRuntime& r
   const std::pair<cl::Kernel*, const char*> kernels[] = {
       {&set->vel_begin_, "conf_vel_begin"},   {&set->vel_setup_, "conf_vel_setup"},
       {&set->vel_lambda_, "conf_vel_lambda"}, {&set->vel_apply_, "conf_vel_apply"},
-      {&set->vel_finish_, "conf_vel_finish"},
+      {&set->vel_finish_, "conf_vel_finish"}, {&set->vel_turn_, "conf_vel_turn"},
+      {&set->vel_turn_apply_, "conf_vel_turn_apply"},
       {&set->pos_sums_, "conf_pos_sums"},     {&set->pos_solve_, "conf_pos_solve"},
       {&set->pos_apply_, "conf_pos_apply"},
       {&set->reaction_, "ghost_conf_reaction"}, {&set->update_, "conf_update"},
@@ -35,6 +36,7 @@ Expected<std::unique_ptr<ConstraintSet>> Conformation::create(const ClRuntime& r
   if (err == CL_SUCCESS) set->pconst_ = cl::Buffer(rt.context(), CL_MEM_READ_WRITE, cap * 16, nullptr, &err);
   if (err == CL_SUCCESS) set->psums_ = cl::Buffer(rt.context(), CL_MEM_READ_WRITE, kSumPlanes * plane_bytes, nullptr, &err);
   if (err == CL_SUCCESS) set->turn_ = cl::Buffer(rt.context(), CL_MEM_READ_WRITE, cap * 16, nullptr, &err);
+  if (err == CL_SUCCESS) set->vturn_ = cl::Buffer(rt.context(), CL_MEM_READ_WRITE, cap * 64, nullptr, &err);
   if (err == CL_SUCCESS) set->prev_ = cl::Buffer(rt.context(), CL_MEM_READ_WRITE, cap * 16, nullptr, &err);
   if (err == CL_SUCCESS) set->lambda_prev_ = cl::Buffer(rt.context(), CL_MEM_READ_WRITE, cap * 32, nullptr, &err);
   if (err == CL_SUCCESS) set->reaction_lambda_ = cl::Buffer(rt.context(), CL_MEM_READ_WRITE, cap * 32, nullptr, &err);
@@ -60,7 +62,7 @@ void Conformation::velocity_phase(SolverContext& ctx) {
   L.run(vel_begin_, s.n, s.n, s.x.a, s.v.a, s.flags.a, s.nbr, s.nbr_count, s.gnbr, s.gnbr_count,
         s.xg, s.g_volume, s.params, s.density, spin_);
   L.run(vel_setup_, s.n, s.n, s.x.a, s.flags.a, s.nbr, s.nbr_count, s.gnbr, s.gnbr_count, s.xg,
-        s.vg, s.g_volume, s.density, spin_, s.params, s.pair, vconst_);
+        s.vg, s.g_volume, s.density, spin_, s.params, s.pair, vconst_, vturn_);
   // Chebyshev acceleration only for stiff, purely viscous materials (tau = 0, alpha <= 0.01):
   // with elastic memory or a large compliance it overshoots (measured: cube drops with
   // tau > 0 or alpha >= 0.1 diverge), so those keep plain Jacobi as in the thesis.
@@ -79,6 +81,12 @@ void Conformation::velocity_phase(SolverContext& ctx) {
           write_reaction);
     L.run(vel_apply_, s.n, s.n, s.x.a, s.x0.a, s.v.a, s.v.b, s.flags.a, s.nbr, s.nbr_count,
           s.pair, vconst_, s.density, dlambda_, s.params, prev_, chebyshev, omega);
+    s.v.swap();
+  }
+  if (s.torque_free) {  // the turns that make the phase's corrections torque-free
+    L.run(vel_turn_, s.n, s.n, s.flags.a, lambda_, vconst_, vturn_, s.params, turn_);
+    L.run(vel_turn_apply_, s.n, s.n, s.x.a, s.x0.a, s.v.a, s.v.b, s.flags.a, s.nbr, s.nbr_count,
+          turn_, s.params);
     s.v.swap();
   }
   if (coupled) {  // the ghosts' share of every sweep at once (constant Jacobians), as m du

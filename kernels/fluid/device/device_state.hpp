@@ -28,6 +28,7 @@ struct DeviceState {
   cl::Buffer params;
   float dt = 0;  // substep, s (host copy of params.dt)
   bool ghost_viscosity = false;  // host copy of params.ghost_viscosity
+  bool torque_free = false;      // host copy of params.torque_free
   int work_group = 256;          // the launches' work-group size (kernels that do two jobs in
                                  // one launch split their items at a multiple of it)
   bool gpu_form = false;         // the kernels' GPU form (opencl::KernelForm): strided lists

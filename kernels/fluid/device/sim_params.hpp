@@ -59,7 +59,7 @@ struct SimParams {
   float domain_max[3];
   std::int32_t ghost_viscosity;  // hand ghosts take part in the conformation constraints
   float conformation_yield;      // largest |Q - I| kept (plastic yield of elastic memory)
-  int torque_free;  // clay: each conformation constraint's correction made torque-free
+  std::int32_t torque_free;  // with corotation: the conformation corrections made torque-free
   ShapeParams shapes[kMaxShapes];
   // Boundary volume of a plane wall at distance d (cl/common.cl wall_volume):
   // psi(d) = integral of W beyond the wall, area(d) = -dpsi/dd, sampled at d = k h / (N - 1).
