@@ -71,7 +71,7 @@ __kernel void bonds_update(int n, __global const float4* x0, __global const floa
 // count pushed a surface particle (few bonds) further than its interior partner: a tumbling
 // block on clay_test's incline gained 10 % more downhill momentum than gravity gives it.
 __kernel void bonds_apply(int n, __global const float4* x, __global float4* x_out,
-                          __global const uint* flags, __global const uint* bond_id,
+                          __global const uint* flags, __global uint* bond_id,
                           __global const float* bond_rest, __global const uint* slot_of_id,
                           P_CONST P, __global WallContact* contact, __global const float4* anchor,
                           __global const float4* x0, __global const uint* bond_count) {
@@ -82,6 +82,8 @@ __kernel void bonds_apply(int n, __global const float4* x, __global float4* x_ou
     return;
   }
   const float3 xi = x[i].xyz;
+  const float3 x0i = x0[i].xyz;
+  const float off_len = P->bond_off_speed * P->dt;  // m per substep
   const uint own = bond_count[i];
   float3 dx = (float3)(0.0f);
   for (int b = 0; b < MAX_BONDS; ++b) {
@@ -92,6 +94,15 @@ __kernel void bonds_apply(int n, __global const float4* x, __global float4* x_ou
     const float3 d = xi - x[j].xyz;
     const float len = length(d);
     if (len < 1e-9f) continue;
+    // The break rule on the relative normal velocity this iterate implies, (len - len0) / dt:
+    // an impact stops the block inside one substep, which the velocities at its start never
+    // see. Both ends compute the same |len - len0| (x_i - x_j = -(x_j - x_i) exactly) and drop
+    // the bond in the same sweep; bonds_update re-forms it at the new length once slow.
+    const float len0 = length(x0i - x0[j].xyz);
+    if (fabs(len - len0) > off_len) {
+      bond_id[i * MAX_BONDS + b] = INVALID_INDEX;
+      continue;
+    }
     const float pair = 0.5f * (float)(own + bond_count[j]);
     dx -= (0.5f * (len - bond_rest[i * MAX_BONDS + b]) / (len * pair)) * d;
   }

@@ -67,7 +67,7 @@ typedef struct {
   float domain_max[3];
   int ghost_viscosity;
   float conformation_yield;
-  float pad3[1];
+  float clay_yield;
   Shape shapes[MAX_SHAPES];
   float wall_psi[WALL_TABLE];
   float wall_area[WALL_TABLE];

@@ -59,7 +59,8 @@ struct SimParams {
   float domain_max[3];
   std::int32_t ghost_viscosity;  // hand ghosts take part in the conformation constraints
   float conformation_yield;      // largest |Q - I| kept (plastic yield of elastic memory)
-  float pad3[1];
+  float clay_yield;              // clay: yield_stress dt^2 / rho0, the viscosity's multiplier
+                                 // cap times beta / n_i (0: no yield; cl/conformation_position.cl)
   ShapeParams shapes[kMaxShapes];
   // Boundary volume of a plane wall at distance d (cl/common.cl wall_volume):
   // psi(d) = integral of W beyond the wall, area(d) = -dpsi/dd, sampled at d = k h / (N - 1).
