@@ -3,7 +3,8 @@
 // one of the three it does not: without friction it slides, without the bonds
 // (elastoplasticity) it drifts down the slope, without the viscosity it runs off.
 // The incline is a flat bed under gravity tilted by 30 degrees, so the block starts face-down
-// on the slope instead of landing on an edge.
+// on the slope instead of landing on an edge. Dropped onto it as in the thesis, only a plastic
+// clay (a yield stress in the viscosity, bonds breaking at 0.1 m/s) flattens and rests.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -103,7 +104,6 @@ Slide on_incline(Ingredients with) {
 // (gravity is tilted, so it also gains g sin 30 deg downhill: from 10 cm it lands at about
 // 0.75 m/s downhill and 1.3 m/s into the bed) and lands. Measured from the first frame with a
 // wall contact.
-
 struct Drop {
   float landing = 0;   // m/s downhill, the centroid's velocity in the impact frame
   float slid = 0;      // m downhill in the first 0.5 s after impact
@@ -190,8 +190,7 @@ TEST(Clay, WithoutBondsItDriftsWithoutViscosityItRuns) {
   // Without the strain-rate viscosity nothing damps its shearing: it runs off downhill, still
   // moving fast after 0.5 s. (The thesis' block also fractures, after being dropped onto the
   // incline; placed, ours runs in one piece since the bonds conserve momentum - it broke only on
-  // their old momentum leak - and dropped, our model does not reproduce fig. 6.2 yet:
-  // bench/RESULTS.md, the clay incline paragraphs.)
+  // their old momentum leak; dropped, the plastic clay below fractures.)
   EXPECT_GT(inviscid.later - inviscid.after_impact, 0.5f) << "runs";
 }
 
@@ -215,8 +214,9 @@ TEST(Clay, DroppedOnAnInclineItFlattensAndRests) {
   }
 }
 
-// Fig. 6.2's ablations, dropped 10 cm: without friction it slides (a free body on the incline: it keeps
-// its landing speed and gains g sin 30 deg), without the viscosity it flows and fractures.
+// Fig. 6.2's ablations, dropped 10 cm: without friction it slides (a free body on the incline:
+// it keeps its landing speed and gains g sin 30 deg), without the viscosity it flows and
+// fractures. (Without the bonds this plastic clay rests too; the thesis' block drifts.)
 TEST(Clay, DroppedWithoutFrictionItSlidesWithoutViscosityItFractures) {
   const Drop frictionless = dropped_on_incline(plastic_clay({.friction = false}), 0.1f);
   const Drop inviscid = dropped_on_incline(plastic_clay({.viscosity = false}), 0.1f);

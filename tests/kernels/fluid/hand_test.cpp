@@ -197,9 +197,10 @@ TEST(Hand, PressureOnClayFallsWithItsPlasticity) {
   const Medium breaking = press_material(clay);
   clay.yield_stress = 900.0f;
   const Medium plastic = press_material(clay);
-  std::printf("pressing clay at 0.8 m/s: bonds off at 0.3 m/s %.1f N / %.0f Pa, at 0.1 m/s %.1f N / "
-              "%.0f Pa, and yielding at 900 Pa %.1f N / %.0f Pa\n", stiff.force, stiff.palm_pressure,
-              breaking.force, breaking.palm_pressure, plastic.force, plastic.palm_pressure);
+  std::printf("pressing clay at 0.8 m/s: bonds off at 0.3 m/s %.1f N / %.0f Pa, at 0.1 m/s "
+              "%.1f N / %.0f Pa, and yielding at 900 Pa %.1f N / %.0f Pa\n",
+              stiff.force, stiff.palm_pressure, breaking.force, breaking.palm_pressure,
+              plastic.force, plastic.palm_pressure);
   EXPECT_GT(stiff.force, 1.1 * breaking.force);
   EXPECT_GT(stiff.palm_pressure, 1.1 * breaking.palm_pressure);
   EXPECT_GT(breaking.force, 1.5 * plastic.force);
