@@ -8,17 +8,19 @@
 // reordered; both partners take the same decisions from the same symmetric quantities.
 
 // bond_count[i]: i's bonds after the update (all with live partners), which bonds_apply relaxes
-// by for the rest of the substep.
+// by for the rest of the substep; bond_len0: each bond's length at the substep's start, for
+// bonds_apply's break rule.
 __kernel void bonds_update(int n, __global const float4* x0, __global const float4* v,
                            __global const uint* flags, __global const uint* id,
                            __global uint* bond_id, __global float* bond_rest,
                            __global const uint* nbr, __global const uint* ncount,
                            __global const uint* slot_of_id, P_CONST P,
-                           __global uint* bond_count) {
+                           __global uint* bond_count, __global float* bond_len0) {
   const int i = get_global_id(0);
   if (i >= n) return;
   __global uint* bid = bond_id + i * MAX_BONDS;
   __global float* brest = bond_rest + i * MAX_BONDS;
+  __global float* blen0 = bond_len0 + i * MAX_BONDS;
   if (flags[i] & FLAG_DEAD) {
     bond_count[i] = 0;
     return;
@@ -36,6 +38,7 @@ __kernel void bonds_update(int n, __global const float4* x0, __global const floa
       const float len = length(d);
       const float vn = len > 1e-9f ? dot(vi - v[j].xyz, d) / len : 0.0f;
       keep = fabs(vn) <= P->bond_off_speed && len <= (1.0f + P->bond_stretch) * brest[b];
+      blen0[b] = len;
     }
     if (!keep) bid[b] = INVALID_INDEX;
   }
@@ -58,6 +61,7 @@ __kernel void bonds_update(int n, __global const float4* x0, __global const floa
     if (bonded || free_slot < 0) continue;
     bid[free_slot] = pid;
     brest[free_slot] = len;
+    blen0[free_slot] = len;
   }
   uint bonds = 0;
   for (int b = 0; b < MAX_BONDS; ++b) bonds += bid[b] != INVALID_INDEX;
@@ -74,7 +78,8 @@ __kernel void bonds_apply(int n, __global const float4* x, __global float4* x_ou
                           __global const uint* flags, __global uint* bond_id,
                           __global const float* bond_rest, __global const uint* slot_of_id,
                           P_CONST P, __global WallContact* contact, __global const float4* anchor,
-                          __global const float4* x0, __global const uint* bond_count) {
+                          __global const float4* x0, __global const uint* bond_count,
+                          __global const float* bond_len0) {
   const int i = get_global_id(0);
   if (i >= n) return;
   if (flags[i] & FLAG_DEAD) {
@@ -82,7 +87,6 @@ __kernel void bonds_apply(int n, __global const float4* x, __global float4* x_ou
     return;
   }
   const float3 xi = x[i].xyz;
-  const float3 x0i = x0[i].xyz;
   const float off_len = P->bond_off_speed * P->dt;  // m per substep
   const uint own = bond_count[i];
   float3 dx = (float3)(0.0f);
@@ -96,10 +100,10 @@ __kernel void bonds_apply(int n, __global const float4* x, __global float4* x_ou
     if (len < 1e-9f) continue;
     // The break rule on the relative normal velocity this iterate implies, (len - len0) / dt:
     // an impact stops the block inside one substep, which the velocities at its start never
-    // see. Both ends compute the same |len - len0| (x_i - x_j = -(x_j - x_i) exactly) and drop
-    // the bond in the same sweep; bonds_update re-forms it at the new length once slow.
-    const float len0 = length(x0i - x0[j].xyz);
-    if (fabs(len - len0) > off_len) {
+    // see. Both ends compute the same |len - len0| (x_i - x_j = -(x_j - x_i) exactly, len0 from
+    // bonds_update likewise) and drop the bond in the same sweep; bonds_update re-forms it at
+    // the new length once slow.
+    if (fabs(len - bond_len0[i * MAX_BONDS + b]) > off_len) {
       bond_id[i * MAX_BONDS + b] = INVALID_INDEX;
       continue;
     }
