@@ -237,6 +237,7 @@ void FluidEngine::Impl::fill_params(double frame_dt) {
   p.bond_stiffness = m.bond_stiffness;
   p.clay_viscosity = m.clay_viscosity ? 1 : 0;
   p.clay_bonds = m.clay_bonds ? 1 : 0;
+  p.clay_yield = m.model == MaterialModel::Clay ? m.yield_stress * p.dt * p.dt / m.rest_density : 0.0f;
   p.ghost_max_speed = cfg.hand.max_speed;
   p.rest_neighbours = rest_neighbours;
   p.domain_min[0] = cfg.domain_min.x;

@@ -9,16 +9,19 @@
 
 // Both partners take every decision alike except one: a full particle (MAX_BONDS slots taken)
 // forms no new bond, so in compressed clay a bond can form on one side only; bonds_mutual then
-// drops it before any sweep.
+// drops it before any sweep. bond_len0: each bond's length at the substep's start, for
+// bonds_apply's break rule.
 __kernel void bonds_update(int n, __global const float4* x0, __global const float4* v,
                            __global const uint* flags, __global const uint* id,
                            __global uint* bond_id, __global float* bond_rest,
                            __global const uint* nbr, __global const uint* ncount,
-                           __global const uint* slot_of_id, P_CONST P) {
+                           __global const uint* slot_of_id, P_CONST P,
+                           __global float* bond_len0) {
   const int i = get_global_id(0);
   if (i >= n) return;
   __global uint* bid = bond_id + i * MAX_BONDS;
   __global float* brest = bond_rest + i * MAX_BONDS;
+  __global float* blen0 = bond_len0 + i * MAX_BONDS;
   if (flags[i] & FLAG_DEAD) return;
   const float3 xi = x0[i].xyz;
   const float3 vi = v[i].xyz;
@@ -33,6 +36,7 @@ __kernel void bonds_update(int n, __global const float4* x0, __global const floa
       const float len = length(d);
       const float vn = len > 1e-9f ? dot(vi - v[j].xyz, d) / len : 0.0f;
       keep = fabs(vn) <= P->bond_off_speed && len <= (1.0f + P->bond_stretch) * brest[b];
+      blen0[b] = len;
     }
     if (!keep) bid[b] = INVALID_INDEX;
   }
@@ -55,6 +59,7 @@ __kernel void bonds_update(int n, __global const float4* x0, __global const floa
     if (bonded || free_slot < 0) continue;
     bid[free_slot] = pid;
     brest[free_slot] = len;
+    blen0[free_slot] = len;
   }
 }
 
@@ -94,10 +99,11 @@ __kernel void bonds_mutual(int n, __global const uint* flags, __global const uin
 // count pushed a surface particle (few bonds) further than its interior partner: a tumbling
 // block on clay_test's incline gained 10 % more downhill momentum than gravity gives it.
 __kernel void bonds_apply(int n, __global const float4* x, __global float4* x_out,
-                          __global const uint* flags, __global const uint* bond_id,
+                          __global const uint* flags, __global uint* bond_id,
                           __global const float* bond_rest, __global const uint* slot_of_id,
                           P_CONST P, __global WallContact* contact, __global const float4* anchor,
-                          __global const float4* x0, __global const uint* bond_count) {
+                          __global const float4* x0, __global const uint* bond_count,
+                          __global const float* bond_len0) {
   const int i = get_global_id(0);
   if (i >= n) return;
   if (flags[i] & FLAG_DEAD) {
@@ -105,6 +111,7 @@ __kernel void bonds_apply(int n, __global const float4* x, __global float4* x_ou
     return;
   }
   const float3 xi = x[i].xyz;
+  const float off_len = P->bond_off_speed * P->dt;  // m per substep
   const uint own = bond_count[i];
   float3 dx = (float3)(0.0f);
   for (int b = 0; b < MAX_BONDS; ++b) {
@@ -115,6 +122,15 @@ __kernel void bonds_apply(int n, __global const float4* x, __global float4* x_ou
     const float3 d = xi - x[j].xyz;
     const float len = length(d);
     if (len < 1e-9f) continue;
+    // The break rule on the relative normal velocity this iterate implies, (len - len0) / dt:
+    // an impact stops the block inside one substep, which the velocities at its start never
+    // see. Both ends compute the same |len - len0| (x_i - x_j = -(x_j - x_i) exactly, len0 from
+    // bonds_update likewise) and drop the bond in the same sweep; bonds_update re-forms it at
+    // the new length once slow.
+    if (fabs(len - bond_len0[i * MAX_BONDS + b]) > off_len) {
+      bond_id[i * MAX_BONDS + b] = INVALID_INDEX;
+      continue;
+    }
     const float pair = 0.5f * (float)(own + bond_count[j]);
     dx -= (0.5f * (len - bond_rest[i * MAX_BONDS + b]) / (len * pair)) * d;
   }

@@ -68,6 +68,7 @@ typedef struct {
   int ghost_viscosity;
   float conformation_yield;
   int torque_free;  // with corotation: the conformation corrections made torque-free
+  float clay_yield;  // clay: the viscosity's multiplier cap (sim_params.hpp)
   Shape shapes[MAX_SHAPES];
   float wall_psi[WALL_TABLE];
   float wall_area[WALL_TABLE];

@@ -13,6 +13,10 @@ Expected<std::unique_ptr<ConstraintSet>> ClayBonds::create(const ClRuntime& rt, 
   cl_int err = CL_SUCCESS;
   set->bond_count_ = cl::Buffer(rt.context(), CL_MEM_READ_WRITE, static_cast<std::size_t>(s.capacity) * 4,
                                 nullptr, &err);
+  if (err == CL_SUCCESS) {
+    set->bond_len0_ = cl::Buffer(rt.context(), CL_MEM_READ_WRITE,
+                                 static_cast<std::size_t>(s.capacity) * 4 * kMaxBonds, nullptr, &err);
+  }
   if (err != CL_SUCCESS) return FluidError{FluidErrc::OpenClError, "clay bond counts: " + cl_error_name(err)};
   return std::unique_ptr<ConstraintSet>(std::move(set));
 }
@@ -20,14 +24,14 @@ Expected<std::unique_ptr<ConstraintSet>> ClayBonds::create(const ClRuntime& rt, 
 void ClayBonds::begin_substep(SolverContext& ctx) {
   DeviceState& s = ctx.s;
   ctx.launch.run(update_, s.n, s.n, s.x0.a, s.v.a, s.flags.a, s.id.a, s.bond_id.a, s.bond_rest.a,
-                 s.nbr, s.nbr_count, s.slot_of_id, s.params);
+                 s.nbr, s.nbr_count, s.slot_of_id, s.params, bond_len0_);
   ctx.launch.run(mutual_, s.n, s.n, s.flags.a, s.id.a, s.bond_id.a, s.slot_of_id, bond_count_);
 }
 
 void ClayBonds::project(SolverContext& ctx) {
   DeviceState& s = ctx.s;
   ctx.launch.run(apply_, s.n, s.n, s.x.a, s.x.b, s.flags.a, s.bond_id.a, s.bond_rest.a,
-                 s.slot_of_id, s.params, s.contact, s.anchor.a, s.x0.a, bond_count_);
+                 s.slot_of_id, s.params, s.contact, s.anchor.a, s.x0.a, bond_count_, bond_len0_);
   s.x.swap();
 }
 

@@ -19,6 +19,7 @@ class ClayBonds final : public ConstraintSet {
  private:
   cl::Kernel update_, mutual_, apply_;
   cl::Buffer bond_count_;  // per particle, written by bonds_mutual for the substep's sweeps
+  cl::Buffer bond_len0_;   // per bond slot, its length at the substep's start (bonds_update)
 };
 
 }  // namespace sonoflow::fluid

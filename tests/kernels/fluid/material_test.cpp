@@ -84,6 +84,7 @@ bond_on_speed = 0.015
 bond_off_speed = 0.25
 bond_stretch = 0.45
 bond_stiffness = 0.55
+yield_stress = 650.0
 [contact]
 wall_friction = 0.75
 wall_restitution = 0.2
@@ -113,6 +114,7 @@ hand_friction = 0.95
   EXPECT_FLOAT_EQ(m->bond_off_speed, 0.25f);
   EXPECT_FLOAT_EQ(m->bond_stretch, 0.45f);
   EXPECT_FLOAT_EQ(m->bond_stiffness, 0.55f);
+  EXPECT_FLOAT_EQ(m->yield_stress, 650.0f);
   EXPECT_FLOAT_EQ(m->wall_friction, 0.75f);
   EXPECT_FLOAT_EQ(m->wall_restitution, 0.2f);
   EXPECT_FLOAT_EQ(m->hand_friction, 0.95f);
@@ -144,6 +146,7 @@ TEST(Material, RefusesEveryOutOfRangeValueNamingTheKey) {
       {"clay", "bond_off_speed", "-1"},
       {"clay", "bond_stretch", "-1"},
       {"clay", "bond_stiffness", "3"},
+      {"clay", "yield_stress", "-1"},
       {"contact", "wall_friction", "-1"},
       {"contact", "wall_restitution", "1.5"},
       {"contact", "hand_friction", "-1"},
