@@ -307,18 +307,10 @@ double clay_spin_kept(bool bonds) {
   Scene s;
   s.blocks.push_back({{-0.03f, -0.03f, 0.17f}, {0.03f, 0.03f, 0.23f}, {0, 0, 0}, {0, 0, 2.0f}});
   EXPECT_FALSE(e->load_scene(s));
-  auto spin = [&] {  // L_z about the centroid
-    const ParticleSnapshot p = snapshot(*e);
-    const Vec3f c0 = centroid(p.position);
-    double l = 0;
-    for (std::size_t i = 0; i < p.id.size(); ++i)
-      l += (p.position[i].x - c0.x) * p.velocity[i].y - (p.position[i].y - c0.y) * p.velocity[i].x;
-    return l * e->particle_mass();
-  };
-  const double l0 = spin();
+  const double l0 = spin_z(snapshot(*e));
   const FluidStats st = run(*e, 90);
   EXPECT_EQ(st.particles, 216);
-  return spin() / l0;
+  return spin_z(snapshot(*e)) / l0;
 }
 
 TEST(Clay, FreeSpinningBlockKeepsItsAngularMomentum) {

@@ -74,4 +74,14 @@ inline Vec3f centroid(const std::vector<Vec3f>& p) {
   return {static_cast<float>(x / n), static_cast<float>(y / n), static_cast<float>(z / n)};
 }
 
+// The z component of sum (x - c) x v over the particles (c their centroid): the angular momentum
+// about the centroid's vertical axis per unit particle mass.
+inline double spin_z(const ParticleSnapshot& p) {
+  const Vec3f c = centroid(p.position);
+  double l = 0;
+  for (std::size_t i = 0; i < p.position.size(); ++i)
+    l += (p.position[i].x - c.x) * p.velocity[i].y - (p.position[i].y - c.y) * p.velocity[i].x;
+  return l;
+}
+
 }  // namespace sonoflow::fluid::test
