@@ -91,16 +91,35 @@ inline float8 coupled_ghost_cap8(float8 dx, float8 dy, float8 dz, P_CONST P) {
   return select((float8)(1.0f), lim / len, len > lim);
 }
 
+// The turns' part of neighbour row j (eight at a time) for particle i: (w_i + w_j) x r_ij with
+// r_ij = x_i - x_j (torque-free corrections, below), summed into t.
+inline void add_turns8(__global const float4* turn, uint8 j, float3 wi, float8 rx, float8 ry,
+                       float8 rz, float8* tx, float8* ty, float8* tz) {
+  float8 wx, wy, wz;
+  rows8(turn, j, &wx, &wy, &wz);
+  wx += wi.x;
+  wy += wi.y;
+  wz += wi.z;
+  *tx += wy * rz - wz * ry;
+  *ty += wz * rx - wx * rz;
+  *tz += wx * ry - wy * rx;
+}
+
 // sum_j A(grad W_ij)^T dl_j over i's fluid neighbours, grad W_ij = f_ij (x_i - x_j) with f_ij
-// from `pair` (positions unchanged since it was written). Eight neighbours per step in 8-lane
-// sums: one row load per neighbour and in-lane transposes (common.cl rows8,
-// voigt_sym_t8). Taking one neighbour per step instead broadcast each offset component across
-// a float8 multiplier: four shuffles per neighbour. Padded entries have zero pair terms.
+// from `pair` (positions unchanged since it was written); with `turned` also the turns i gets,
+// in the same loop (it shares the neighbours' rows: a separate loop cost the position sweep
+// twice as much). Eight neighbours per step in 8-lane sums: one row load per neighbour and
+// in-lane transposes (common.cl rows8, voigt_sym_t8). Taking one neighbour per step instead
+// broadcast each offset component across a float8 multiplier: four shuffles per neighbour.
+// Padded entries have zero pair terms and no offset.
 inline float3 pair_sym_t_sum(int i, int n, __global const float4* x, __global const uint* nbr,
                              __global const uint* ncount, __global const float2* pair,
-                             __global const float8* dlambda, P_CONST P) {
+                             __global const float8* dlambda, __global const float4* turn,
+                             float3* turned, P_CONST P) {
   const float4 xi = x[i];
+  const float3 wi = turned ? turn[i].xyz : (float3)(0.0f);
   float8 sx = (float8)(0.0f), sy = (float8)(0.0f), sz = (float8)(0.0f);
+  float8 tx = (float8)(0.0f), ty = (float8)(0.0f), tz = (float8)(0.0f);
   const int cnt = padded_count((int)min(ncount[i], (uint)P->max_neighbours), P->max_neighbours);
   for (int k = 0; k < cnt; k += NBR_PAD) {
     const uint8 j = nbr8(nbr, i, k, n, P->max_neighbours);
@@ -115,7 +134,9 @@ inline float3 pair_sym_t_sum(int i, int n, __global const float4* x, __global co
     sx += ax;
     sy += ay;
     sz += az;
+    if (turned) add_turns8(turn, j, wi, rx, ry, rz, &tx, &ty, &tz);
   }
+  if (turned) *turned = (float3)(hsum8(tx), hsum8(ty), hsum8(tz));
   return (float3)(hsum8(sx), hsum8(sy), hsum8(sz));
 }
 
@@ -171,38 +192,33 @@ inline float3 turn_sum(int i, int n, __global const float4* x, __global const ui
                        __global const uint* ncount, __global const float4* turn, P_CONST P) {
   const float4 xi = x[i];
   const float3 wi = turn[i].xyz;
-  float8 sx = (float8)(0.0f), sy = (float8)(0.0f), sz = (float8)(0.0f);
+  float8 tx = (float8)(0.0f), ty = (float8)(0.0f), tz = (float8)(0.0f);
   const int cnt = padded_count((int)min(ncount[i], (uint)P->max_neighbours), P->max_neighbours);
   for (int k = 0; k < cnt; k += NBR_PAD) {
     const uint8 j = nbr8(nbr, i, k, n, P->max_neighbours);
-    float8 rx, ry, rz, wx, wy, wz;
+    float8 rx, ry, rz;
     rows8(x, j, &rx, &ry, &rz);
-    rx = xi.x - rx;  // r_ij = x_i - x_j
-    ry = xi.y - ry;
-    rz = xi.z - rz;
-    rows8(turn, j, &wx, &wy, &wz);
-    wx += wi.x;
-    wy += wi.y;
-    wz += wi.z;
-    sx += wy * rz - wz * ry;
-    sy += wz * rx - wx * rz;
-    sz += wx * ry - wy * rx;
+    add_turns8(turn, j, wi, xi.x - rx, xi.y - ry, xi.z - rz, &tx, &ty, &tz);
   }
-  return (float3)(hsum8(sx), hsum8(sy), hsum8(sz));
+  return (float3)(hsum8(tx), hsum8(ty), hsum8(tz));
 }
 
 // The correction of particle i by every conformation constraint it belongs to, the steps dl
 // already scaled by their constraint's relaxation (3.12 velocities, 3.18 positions): with
 // g_ij = V_j grad W_ij and s_i = sum_j g_ij,
 //   sum_k (beta / n_k) J_ki^T dl_k = -A(s_i)^T dl_i - V_i sum_j A(grad W_ij)^T dl_j
-// (fluid neighbours contribute to both terms, ghosts only to the first).
+// (fluid neighbours contribute to both terms, ghosts only to the first); with `turn` (not null)
+// plus the turns that make each constraint's correction torque-free.
 inline float3 conformation_correction(int i, int n, __global const float4* x,
                                       __global const uint* nbr, __global const uint* ncount,
                                       __global const float2* pair, float3 s_i,
                                       __global const float* density,
-                                      __global const float8* dlambda, P_CONST P) {
-  const float3 acc = pair_sym_t_sum(i, n, x, nbr, ncount, pair, dlambda, P);
-  return -voigt_sym_t(s_i, dlambda[i]) - particle_volume(density[i], P) * acc;
+                                      __global const float8* dlambda,
+                                      __global const float4* turn, P_CONST P) {
+  float3 turned = (float3)(0.0f);
+  const float3 acc = pair_sym_t_sum(i, n, x, nbr, ncount, pair, dlambda, turn,
+                                    turn ? &turned : 0, P);
+  return -voigt_sym_t(s_i, dlambda[i]) - particle_volume(density[i], P) * acc + turned;
 }
 
 // ---- start of a substep ------------------------------------------------------------------------

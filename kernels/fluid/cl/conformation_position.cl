@@ -376,9 +376,8 @@ inline void conf_pos_apply_at(int i, int n, __global const float4* x, __global f
     return;
   }
   const float3 s_i = pconst[i].xyz;
-  float3 p =
-      x[i].xyz + conformation_correction(i, n, x, nbr, ncount, pair, s_i, density, dlambda, P);
-  if (P->torque_free) p += turn_sum(i, n, x, nbr, ncount, turn, P);
+  float3 p = x[i].xyz + conformation_correction(i, n, x, nbr, ncount, pair, s_i, density, dlambda,
+                                                P->torque_free ? turn : 0, P);
   p = walls_and_friction(i, p, contact[i], contact, flags, anchor, x0, P);
   x_out[i] = (float4)(p, 0.0f);
 }

@@ -336,7 +336,7 @@ __kernel void conf_vel_apply(int n, __global const float4* x, __global const flo
   }
   const float3 s_i = vconst[i].scde;
   const float3 u =
-      v[i].xyz + conformation_correction(i, n, x, nbr, ncount, pair, s_i, density, dlambda, P);
+      v[i].xyz + conformation_correction(i, n, x, nbr, ncount, pair, s_i, density, dlambda, 0, P);
   float4 next = (float4)(wall_velocity(x0[i].xyz + P->dt * u, u, P), 0.0f);
   if (chebyshev) {  // the same weights as the multipliers
     if (chebyshev_mixes(i, ncount, omega, P)) next = omega * (next - v_prev[i]) + v_prev[i];

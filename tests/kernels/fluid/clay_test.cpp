@@ -184,8 +184,9 @@ TEST(Clay, PlacedWithoutBondsItDriftsWithoutViscosityItFractures) {
 // material becomes rigid soon after an impact"). The cube's 5 cm (particle centres) shrinking
 // normal to the bed is the plastic set: the yield lets the impact's deformation through, the
 // bonds the impact compresses break inside the sweeps and re-form at the deformed length. Without
-// the yield every drop keeps its cube shape and tumbles down the slope; without the bonds'
-// in-sweep break the 8 cm drop does.
+// the yield every drop keeps its cube shape (50-65 mm tall at impact + 1 s) and tumbles down the
+// slope; without the bonds' in-sweep break the 8 cm drop does. (The 8 cm drop's height is the
+// least settled: 39.5 or 41.7 mm for two orders of the same float sums; hence 45 mm.)
 TEST(Clay, DroppedOnAnInclineItFlattensAndRests) {
   for (const float drop : {0.08f, 0.10f, 0.15f}) {
     const Drop full = dropped_on_incline(incline_clay({}), drop);
@@ -195,7 +196,7 @@ TEST(Clay, DroppedOnAnInclineItFlattensAndRests) {
     EXPECT_EQ(full.particles, 216) << drop;
     EXPECT_EQ(full.pieces, 1) << drop;
     EXPECT_LT(std::fabs(full.settled), 0.002f) << "at rest soon after the impact, " << drop;
-    EXPECT_LT(full.height, 0.8f * 0.05f) << "flattened where it landed, " << drop;
+    EXPECT_LT(full.height, 0.9f * 0.05f) << "flattened where it landed, " << drop;
     EXPECT_GT(full.length, 0.05f) << "and spread along the slope, " << drop;
   }
 }
