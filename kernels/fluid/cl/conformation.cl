@@ -155,8 +155,9 @@ inline float3 pair_sym_t_sum(int i, int n, __global const float4* x, __global co
 // and clay kept 0.88 (bench/RESULTS.md, "Clay spin" and "DC-PBD spin"). Corotation makes the
 // constraint's value blind to a rigid turn (R); the turns make its corrections so.
 
-// I^-1 of the neighbourhood's inertia I = tr(P) 1 - P, P = sum_j p_j p_j^T (Voigt, eight
-// constraints in lanes), by the adjugate; regularised as in conf_vel_begin.
+// I^-1 of a neighbourhood's inertia I = tr(P) 1 - P, P = sum_j p_j p_j^T (Voigt, eight
+// neighbourhoods in lanes), by the adjugate; the regularisation keeps a flat or tiny cloud
+// solvable. (Also the best-fit spin's inertia in conf_vel_begin.)
 inline void inverse_inertia8(float8 pxx, float8 pyy, float8 pzz, float8 pxy, float8 pxz, float8 pyz,
                              Voigt8* inv) {
   float8 ixx = pyy + pzz, iyy = pxx + pzz, izz = pxx + pyy;

@@ -341,8 +341,7 @@ __kernel void conf_pos_solve(int n, int plane, __global const uint* flags,
   float8 o5 = coef * dl5, o6 = (float8)(0.0f), o7 = (float8)(0.0f);
   if (P->torque_free)
     torque_free_turn(w, i0, n, plane, live, sums, o0, o1, o2, o3, o4, o5,
-                     (Voigt8){live * sxx, live * syy, live * szz, live * sxy, live * sxz, live * syz},
-                     turn);
+                     (Voigt8){sxx, syy, szz, sxy, sxz, syz}, turn);
   transpose8x8(&o0, &o1, &o2, &o3, &o4, &o5, &o6, &o7);
   float8 s0 = gx, s1 = gy, s2 = gz, s3 = (float8)(0.0f), s4 = s3, s5 = s3, s6 = s3, s7 = s3;
   transpose8x8(&s0, &s1, &s2, &s3, &s4, &s5, &s6, &s7);

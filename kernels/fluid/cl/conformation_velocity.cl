@@ -119,18 +119,13 @@ __kernel void conf_vel_begin(int n, __global const float4* x, __global const flo
   const float3 l = (float3)(lx, ly, lz) - count * cross(c, um);
   const float pxx = sxx - count * c.x * c.x, pyy = syy - count * c.y * c.y, pzz = szz - count * c.z * c.z;
   const float pxy = sxy - count * c.x * c.y, pxz = sxz - count * c.x * c.z, pyz = syz - count * c.y * c.z;
-  float ixx = pyy + pzz, iyy = pxx + pzz, izz = pxx + pyy;
-  const float ixy = -pxy, ixz = -pxz, iyz = -pyz;
-  const float reg = 1e-4f * (ixx + iyy + izz) + 1e-20f;  // keeps a flat or tiny cloud solvable
-  ixx += reg;
-  iyy += reg;
-  izz += reg;
-  // omega = I^-1 l by the adjugate.
-  const float a00 = iyy * izz - iyz * iyz, a01 = ixz * iyz - ixy * izz, a02 = ixy * iyz - ixz * iyy;
-  const float a11 = ixx * izz - ixz * ixz, a12 = ixy * ixz - ixx * iyz, a22 = ixx * iyy - ixy * ixy;
-  const float det = ixx * a00 + ixy * a01 + ixz * a02;
-  float3 w = (float3)(a00 * l.x + a01 * l.y + a02 * l.z, a01 * l.x + a11 * l.y + a12 * l.z,
-                      a02 * l.x + a12 * l.y + a22 * l.z) / det;
+  // omega = I^-1 l, I = tr(P) 1 - P (conformation.cl; one lane's worth).
+  Voigt8 inv;
+  inverse_inertia8((float8)(pxx), (float8)(pyy), (float8)(pzz), (float8)(pxy), (float8)(pxz),
+                   (float8)(pyz), &inv);
+  float3 w = (float3)(inv.xx.s0 * l.x + inv.xy.s0 * l.y + inv.xz.s0 * l.z,
+                      inv.xy.s0 * l.x + inv.yy.s0 * l.y + inv.yz.s0 * l.z,
+                      inv.xz.s0 * l.x + inv.yz.s0 * l.y + inv.zz.s0 * l.z);
   if (any(isnan(w)) || any(isinf(w))) w = (float3)(0.0f);
   spin[i] = (float4)(w, 0.0f);
 }
