@@ -130,10 +130,6 @@ __kernel void conf_vel_begin(int n, __global const float4* x, __global const flo
   spin[i] = (float4)(w, 0.0f);
 }
 
-inline bool chebyshev_mixes(int i, __global const uint* ncount, float omega, P_CONST P) {
-  return omega != 1.0f && (float)ncount[i] >= 0.4f * P->rest_neighbours;
-}
-
 // With u_ji taken relative to the rigid spin (u_j - u_i + w_i x r_ij, r_ij = x_i - x_j) and
 // g_ij = V_j grad W_ij, the sum in C_i splits into a part that changes every sweep and parts
 // that do not:
@@ -305,24 +301,27 @@ __kernel void conf_vel_lambda(int n, __global const float4* x, __global const fl
   float8 dl = (-c - at * l) / (diag + at + 1e-12f);
   dl.s67 = (float2)(0.0f);
   float8 next = l + dl;
-  if (chebyshev) {  // the multipliers enter the next sweep through the compliance term
-    if (chebyshev_mixes(i, ncount, omega, P)) next = omega * (next - lambda_prev[i]) + lambda_prev[i];
+  float8 step = dl;
+  if (chebyshev) {  // the step taken is the mixed one: the velocities follow it (conf_vel_apply)
+    if (omega != 1.0f) next = omega * (next - lambda_prev[i]) + lambda_prev[i];
     lambda_prev[i] = l;
+    step = next - l;
   }
   lambda[i] = next;
-  dlambda[i] = vc.sf * dl;
+  dlambda[i] = vc.sf * step;
   if (write_reaction) reaction[i] = vc.sf * next;
 }
 
 // u_i += sum_j (beta / n_j) J_ji^T dl_j (3.12), the steps dl already scaled by their
-// constraint's beta dt / n (conformation_correction).
+// constraint's beta dt / n (conformation_correction), then the walls.
 __kernel void conf_vel_apply(int n, __global const float4* x, __global const float4* x0,
                              __global const float4* v, __global float4* v_out,
                              __global const uint* flags, __global const uint* nbr,
                              __global const uint* ncount, __global const float2* pair,
                              __global const float16* vconst,
                              __global const float* density, __global const float8* dlambda,
-                             P_CONST P, __global float4* v_prev, int chebyshev, float omega) {
+                             P_CONST P, __global float4* wall, __global float8* wall_prev,
+                             int chebyshev, float omega) {
   const int i = get_global_id(0);
   if (i >= n) return;
   if (flags[i] & FLAG_DEAD) {
@@ -332,12 +331,26 @@ __kernel void conf_vel_apply(int n, __global const float4* x, __global const flo
   const float3 s_i = vconst[i].scde;
   const float3 u =
       v[i].xyz + conformation_correction(i, n, x, nbr, ncount, pair, s_i, density, dlambda, 0, P);
-  float4 next = (float4)(wall_velocity(x0[i].xyz + P->dt * u, u, P), 0.0f);
-  if (chebyshev) {  // the same weights as the multipliers
-    if (chebyshev_mixes(i, ncount, omega, P)) next = omega * (next - v_prev[i]) + v_prev[i];
-    v_prev[i] = v[i];
+  const float3 at = x0[i].xyz + P->dt * u;
+  if (!chebyshev) {  // plain Jacobi: the walls' velocity condition on the iterate
+    v_out[i] = (float4)(wall_velocity(at, u, P), 0.0f);
+    return;
   }
-  v_out[i] = next;
+  // Accelerated: the walls' push w_i (the velocity they have added this phase) is a multiplier
+  // of the iteration like lambda, u = u* + J^T lambda + w. Its Jacobi step is plain Jacobi's
+  // wall condition on the Jacobi iterate u_k + J^T dl, which the mixed steps hide: u - w =
+  // omega (that - w) + (1 - omega) (the previous sweep's u - w), so it is recovered from them.
+  // Then w is mixed like lambda and projected onto what the walls touching the particle can
+  // give (wall_push: outwards only).
+  const float3 pushed = wall[i].xyz;
+  const float8 prev = wall_prev[i];  // w and u - w of the sweep before
+  float3 jacobi = u;
+  if (omega != 1.0f) jacobi = pushed + (u - pushed - (1.0f - omega) * prev.s456) / omega;
+  float3 push = pushed + wall_velocity(at, jacobi, P) - jacobi;
+  if (omega != 1.0f) push = wall_push(at, omega * (push - prev.s012) + prev.s012, P);
+  wall_prev[i] = (float8)(pushed, 0.0f, v[i].xyz - pushed, 0.0f);
+  wall[i] = (float4)(push, 0.0f);
+  v_out[i] = (float4)(u - pushed + push, 0.0f);
 }
 
 // With P->torque_free, after the sweeps: the turns that make the velocity phase's corrections
