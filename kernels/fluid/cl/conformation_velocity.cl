@@ -12,20 +12,22 @@
 //                    C_i and of diag(J_i J_i^T) into `vconst`
 //   conf_vel_lambda  dlambda_i (3.11)                } x velocity_iterations
 //   conf_vel_apply   u_k += sum_i (beta / n_i) J_ik^T dl_i (3.12) }
-// Both sweep kernels can mix their result with the iterate before last (Chebyshev
-// semi-iterative acceleration, Wang 2015): y_k+1 = w (y_jacobi - y_k-1) + y_k-1, with the
-// weights w of the host (w = 1 in the first sweep: plain Jacobi, history only). `chebyshev` = 0
-// keeps no history at all. Spray - particles with less than 40 % of a full neighbourhood - keeps
-// plain Jacobi: mixing its iterates too diverged after violent impacts (a honey block thrown at
-// 10 m/s against a wall stayed at the speed clamp), while a resting body's surface particles
-// still mix (without them a small viscous cube slumps).
+// Chebyshev semi-iterative acceleration (Wang 2015) runs on the multipliers only: the
+// constraints' lambda_i and, per particle, the walls' push w_i (the velocity the walls have
+// added in this phase), y_k+1 = w (y_jacobi - y_k-1) + y_k-1 with the host's weights w (w = 1
+// in the first sweep: plain Jacobi, history only; `chebyshev` = 0 keeps no history at all).
+// The velocities are never mixed: they follow the multipliers' mixed steps, so
+//   u = u* + sum_i (beta dt / n_i) J_i^T lambda_i + w
+// holds through the sweeps (the Jacobians are constant), every constraint's corrections sum to
+// zero whatever its weights (momentum is exact wherever walls are absent), and the compliance
+// term alpha/dt lambda sees the multipliers the velocities came from. (Mixing velocities per
+// particle apart from the multipliers lost 1.7 % of p at the spray's edge and, with alpha > 0,
+// flung particles back from a wall at twice their impact speed: bench/RESULTS.md.)
 // With the hand coupled (viscous coupling), the last conf_vel_lambda also writes
-// (beta dt / n_i) lambda_i for the ghosts' reaction: the Jacobians are constant and the
-// multipliers start at zero, so one ghost_conf_reaction on the final multipliers is the share of
-// all sweeps, Chebyshev mixing included (velocities and multipliers mix with the same weights,
-// so u = u0 + sum_i (beta dt / n_i) J_i^T lambda_i holds through the sweeps wherever a
-// constraint and the particles it moves mix alike; the raw steps dlambda would miss the mixing:
-// the no-slip hand then felt 0.2 % less than the block gained).
+// (beta dt / n_i) lambda_i for the ghosts' reaction: by the identity above one
+// ghost_conf_reaction on the final multipliers is the share of all sweeps, mixing included
+// (the raw steps dlambda would miss the mixing: the no-slip hand then felt 0.2 % less than the
+// block gained).
 //
 // vconst layout (float16): s0..s5 K_i, the spin part of C_i / dt (below); s6..sb dt^2 diag of
 // J_i J_i^T; sc..se s_i = sum_j V_j grad W_ij (+ ghosts); sf beta dt / n_i.
@@ -240,7 +242,8 @@ __kernel void conf_vel_setup(int n, __global const float4* x, __global const uin
 }
 
 // C_i(u) = q0_i - I + dt (sum_j A(g_ij) u_j - A(s_i) u_i + K_i) and its multiplier step (3.11);
-// dlambda_i is stored already scaled by the constraint's relaxation beta dt / n_i.
+// dlambda_i is the step taken (the mixed one when accelerated), stored already scaled by the
+// constraint's relaxation beta dt / n_i.
 // The neighbour loop works on whole vectors (one load per neighbour, no gathers): it sums the
 // outer product M = sum_j u_j g_ij^T by rows, and A(g) u is read off M afterwards.
 __kernel void conf_vel_lambda(int n, __global const float4* x, __global const float4* v,
@@ -356,8 +359,8 @@ __kernel void conf_vel_apply(int n, __global const float4* x, __global const flo
 // With P->torque_free, after the sweeps: the turns that make the velocity phase's corrections
 // torque-free (conformation.cl). The Jacobians are constant through the phase, so the sweeps'
 // corrections sum to J^T of the final multipliers (scaled by beta dt / n_i) and one turn per
-// constraint, of those, cancels the torque of all of them (up to the spray's unmixed velocities
-// under Chebyshev acceleration, conf_vel_apply).
+// constraint, of those, cancels the torque of all of them (Chebyshev mixing included: the
+// velocities follow the mixed multipliers).
 __kernel void conf_vel_turn(int n, __global const uint* flags, __global const float8* lambda,
                             __global const float16* vconst, __global const float16* vturn,
                             P_CONST P, __global float4* turn) {

@@ -70,9 +70,10 @@ void Conformation::velocity_phase(SolverContext& ctx) {
   // tau > 0 or alpha >= 0.1 diverge), so those keep plain Jacobi as in the thesis.
   const float rho2 = (m.tau > 0 || m.alpha > 0.01f) ? 0.0f : m.chebyshev * m.chebyshev;
   const cl_int chebyshev = rho2 > 0 ? 1 : 0;
-  // The weights: 1, 2 / (2 - rho^2), then 4 / (4 - rho^2 w); the sweep kernels mix with the
-  // iterates before last, kept in prev_ (velocities) and lambda_prev_ (multipliers), so the
-  // acceleration costs no launches or copies of its own.
+  // The weights: 1, 2 / (2 - rho^2), then 4 / (4 - rho^2 w); the sweep kernels mix the
+  // multipliers with the iterates before last, kept in lambda_prev_ (constraints) and
+  // wall_prev_ (the walls' push, conformation_velocity.cl), so the acceleration costs no
+  // launches or copies of its own.
   float omega = 1.0f;
   const bool coupled = s.ng > 0 && s.ghost_viscosity;
   for (int it = 0; it < m.velocity_iterations; ++it) {
