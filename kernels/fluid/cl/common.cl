@@ -524,6 +524,32 @@ inline float3 wall_velocity(float3 x, float3 u, P_CONST P) {
   return u;
 }
 
+// The part of a velocity push w that walls can give at x: along the normal of each wall the
+// particle touches (wall_velocity's reach), outwards only. Projects the Chebyshev-mixed walls'
+// push of the accelerated velocity sweeps onto the one-sided constraints.
+inline float3 wall_push(float3 x, float3 w, P_CONST P) {
+  const float reach = 1.05f * P->particle_radius;
+  float3 r = (float3)(0.0f);
+  for (int k = 0; k < P->shape_count; ++k) {
+    __constant const Shape* s = &P->shapes[k];
+    if (s->kind == SHAPE_BOX) {
+      const float3 lo = (float3)(s->p[0], s->p[1], s->p[2]);
+      const float3 hi = (float3)(s->n[0], s->n[1], s->n[2]);
+      if (x.x - lo.x < reach) r.x += fmax(w.x, 0.0f);
+      if (hi.x - x.x < reach) r.x += fmin(w.x, 0.0f);
+      if (x.y - lo.y < reach) r.y += fmax(w.y, 0.0f);
+      if (hi.y - x.y < reach) r.y += fmin(w.y, 0.0f);
+      if (x.z - lo.z < reach) r.z += fmax(w.z, 0.0f);
+      if (hi.z - x.z < reach) r.z += fmin(w.z, 0.0f);
+      continue;
+    }
+    float3 n;
+    const float d = shape_distance(s, x, &n);
+    if (d < reach) r += fmax(dot(w, n), 0.0f) * n;
+  }
+  return r;
+}
+
 // A particle's contact with the walls over one substep (reset after the sort). load: the walls'
 // corrections summed over the sweeps, as a vector (xyz: the normal load of the friction, and
 // the wall force in the statistics) and a length (w). friction: the net tangential correction

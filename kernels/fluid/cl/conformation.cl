@@ -225,10 +225,11 @@ inline float3 conformation_correction(int i, int n, __global const float4* x,
 // ---- start of a substep ------------------------------------------------------------------------
 
 // Start of a substep: the best-fit rotations at identity (x = x0; planes x, y, z zero, w one),
-// the position multipliers (6 planes) and the velocity multipliers (float8 each) at zero. One
-// launch instead of four fills; the planes up to n rounded to 8, the lanes conf_pos_solve reads.
+// the position multipliers (6 planes), the velocity multipliers (float8 each) and the walls' push
+// of the accelerated velocity sweeps at zero. One launch instead of five fills; the planes up to
+// n rounded to 8, the lanes conf_pos_solve reads.
 __kernel void conf_begin_substep(int n, int plane, __global float* rot, __global float* plambda,
-                                 __global float8* vlambda) {
+                                 __global float8* vlambda, __global float4* wall) {
   const int i = get_global_id(0);
   if (i >= (n + 7) / 8 * 8) return;
   rot[i] = 0.0f;
@@ -236,7 +237,10 @@ __kernel void conf_begin_substep(int n, int plane, __global float* rot, __global
   rot[2 * plane + i] = 0.0f;
   rot[3 * plane + i] = 1.0f;
   for (int c = 0; c < 6; ++c) plambda[c * plane + i] = 0.0f;
-  if (i < n) vlambda[i] = (float8)(0.0f);
+  if (i < n) {
+    vlambda[i] = (float8)(0.0f);
+    wall[i] = (float4)(0.0f);
+  }
 }
 
 // ---- end of substep: conformation update (3.6) --------------------------------------------------

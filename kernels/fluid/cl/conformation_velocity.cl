@@ -12,20 +12,22 @@
 //                    C_i and of diag(J_i J_i^T) into `vconst`
 //   conf_vel_lambda  dlambda_i (3.11)                } x velocity_iterations
 //   conf_vel_apply   u_k += sum_i (beta / n_i) J_ik^T dl_i (3.12) }
-// Both sweep kernels can mix their result with the iterate before last (Chebyshev
-// semi-iterative acceleration, Wang 2015): y_k+1 = w (y_jacobi - y_k-1) + y_k-1, with the
-// weights w of the host (w = 1 in the first sweep: plain Jacobi, history only). `chebyshev` = 0
-// keeps no history at all. Spray - particles with less than 40 % of a full neighbourhood - keeps
-// plain Jacobi: mixing its iterates too diverged after violent impacts (a honey block thrown at
-// 10 m/s against a wall stayed at the speed clamp), while a resting body's surface particles
-// still mix (without them a small viscous cube slumps).
+// Chebyshev semi-iterative acceleration (Wang 2015) runs on the multipliers only: the
+// constraints' lambda_i and, per particle, the walls' push w_i (the velocity the walls have
+// added in this phase), y_k+1 = w (y_jacobi - y_k-1) + y_k-1 with the host's weights w (w = 1
+// in the first sweep: plain Jacobi, history only; `chebyshev` = 0 keeps no history at all).
+// The velocities are never mixed: they follow the multipliers' mixed steps, so
+//   u = u* + sum_i (beta dt / n_i) J_i^T lambda_i + w
+// holds through the sweeps (the Jacobians are constant), every constraint's corrections sum to
+// zero whatever its weights (momentum is exact wherever walls are absent), and the compliance
+// term alpha/dt lambda sees the multipliers the velocities came from. (Mixing velocities per
+// particle apart from the multipliers lost 1.7 % of p at the spray's edge and, with alpha > 0,
+// flung particles back from a wall at twice their impact speed: bench/RESULTS.md.)
 // With the hand coupled (viscous coupling), the last conf_vel_lambda also writes
-// (beta dt / n_i) lambda_i for the ghosts' reaction: the Jacobians are constant and the
-// multipliers start at zero, so one ghost_conf_reaction on the final multipliers is the share of
-// all sweeps, Chebyshev mixing included (velocities and multipliers mix with the same weights,
-// so u = u0 + sum_i (beta dt / n_i) J_i^T lambda_i holds through the sweeps wherever a
-// constraint and the particles it moves mix alike; the raw steps dlambda would miss the mixing:
-// the no-slip hand then felt 0.2 % less than the block gained).
+// (beta dt / n_i) lambda_i for the ghosts' reaction: by the identity above one
+// ghost_conf_reaction on the final multipliers is the share of all sweeps, mixing included
+// (the raw steps dlambda would miss the mixing: the no-slip hand then felt 0.2 % less than the
+// block gained).
 //
 // vconst layout (float16): s0..s5 K_i, the spin part of C_i / dt (below); s6..sb dt^2 diag of
 // J_i J_i^T; sc..se s_i = sum_j V_j grad W_ij (+ ghosts); sf beta dt / n_i.
@@ -128,10 +130,6 @@ __kernel void conf_vel_begin(int n, __global const float4* x, __global const flo
                       inv.xz.s0 * l.x + inv.yz.s0 * l.y + inv.zz.s0 * l.z);
   if (any(isnan(w)) || any(isinf(w))) w = (float3)(0.0f);
   spin[i] = (float4)(w, 0.0f);
-}
-
-inline bool chebyshev_mixes(int i, __global const uint* ncount, float omega, P_CONST P) {
-  return omega != 1.0f && (float)ncount[i] >= 0.4f * P->rest_neighbours;
 }
 
 // With u_ji taken relative to the rigid spin (u_j - u_i + w_i x r_ij, r_ij = x_i - x_j) and
@@ -244,7 +242,8 @@ __kernel void conf_vel_setup(int n, __global const float4* x, __global const uin
 }
 
 // C_i(u) = q0_i - I + dt (sum_j A(g_ij) u_j - A(s_i) u_i + K_i) and its multiplier step (3.11);
-// dlambda_i is stored already scaled by the constraint's relaxation beta dt / n_i.
+// dlambda_i is the step taken (the mixed one when accelerated), stored already scaled by the
+// constraint's relaxation beta dt / n_i.
 // The neighbour loop works on whole vectors (one load per neighbour, no gathers): it sums the
 // outer product M = sum_j u_j g_ij^T by rows, and A(g) u is read off M afterwards.
 __kernel void conf_vel_lambda(int n, __global const float4* x, __global const float4* v,
@@ -305,24 +304,27 @@ __kernel void conf_vel_lambda(int n, __global const float4* x, __global const fl
   float8 dl = (-c - at * l) / (diag + at + 1e-12f);
   dl.s67 = (float2)(0.0f);
   float8 next = l + dl;
-  if (chebyshev) {  // the multipliers enter the next sweep through the compliance term
-    if (chebyshev_mixes(i, ncount, omega, P)) next = omega * (next - lambda_prev[i]) + lambda_prev[i];
+  float8 step = dl;
+  if (chebyshev) {  // the step taken is the mixed one: the velocities follow it (conf_vel_apply)
+    if (omega != 1.0f) next = omega * (next - lambda_prev[i]) + lambda_prev[i];
     lambda_prev[i] = l;
+    step = next - l;
   }
   lambda[i] = next;
-  dlambda[i] = vc.sf * dl;
+  dlambda[i] = vc.sf * step;
   if (write_reaction) reaction[i] = vc.sf * next;
 }
 
 // u_i += sum_j (beta / n_j) J_ji^T dl_j (3.12), the steps dl already scaled by their
-// constraint's beta dt / n (conformation_correction).
+// constraint's beta dt / n (conformation_correction), then the walls.
 __kernel void conf_vel_apply(int n, __global const float4* x, __global const float4* x0,
                              __global const float4* v, __global float4* v_out,
                              __global const uint* flags, __global const uint* nbr,
                              __global const uint* ncount, __global const float2* pair,
                              __global const float16* vconst,
                              __global const float* density, __global const float8* dlambda,
-                             P_CONST P, __global float4* v_prev, int chebyshev, float omega) {
+                             P_CONST P, __global float4* wall, __global float8* wall_prev,
+                             int chebyshev, float omega) {
   const int i = get_global_id(0);
   if (i >= n) return;
   if (flags[i] & FLAG_DEAD) {
@@ -332,19 +334,35 @@ __kernel void conf_vel_apply(int n, __global const float4* x, __global const flo
   const float3 s_i = vconst[i].scde;
   const float3 u =
       v[i].xyz + conformation_correction(i, n, x, nbr, ncount, pair, s_i, density, dlambda, 0, P);
-  float4 next = (float4)(wall_velocity(x0[i].xyz + P->dt * u, u, P), 0.0f);
-  if (chebyshev) {  // the same weights as the multipliers
-    if (chebyshev_mixes(i, ncount, omega, P)) next = omega * (next - v_prev[i]) + v_prev[i];
-    v_prev[i] = v[i];
+  if (!chebyshev) {  // plain Jacobi: the walls' velocity condition on the iterate
+    v_out[i] = (float4)(wall_velocity(x0[i].xyz + P->dt * u, u, P), 0.0f);
+    return;
   }
-  v_out[i] = next;
+  // Accelerated: the walls' push w_i (the velocity they have added this phase) is a multiplier
+  // of the iteration like lambda, u = u* + J^T lambda + w. Its Jacobi step is plain Jacobi's
+  // wall condition on the Jacobi iterate u_k + J^T dl, which the mixed steps hide: u - w =
+  // omega (that - w) + (1 - omega) (the previous sweep's u - w), so it is recovered from them.
+  // Then w is mixed like lambda and projected onto what the walls touching the particle can
+  // give (wall_push: outwards only). Contacts are taken where the Jacobi iterate would put the
+  // particle: the mixed one can overshoot through a bowl's shell (a fully viscous block
+  // dropped into one lost 12 of 216 particles when they were taken there).
+  const float3 pushed = wall[i].xyz;
+  const float8 prev = wall_prev[i];  // w and u - w of the sweep before
+  float3 jacobi = u;
+  if (omega != 1.0f) jacobi = pushed + (u - pushed - (1.0f - omega) * prev.s456) / omega;
+  const float3 at = x0[i].xyz + P->dt * jacobi;
+  float3 push = pushed + wall_velocity(at, jacobi, P) - jacobi;
+  if (omega != 1.0f) push = wall_push(at, omega * (push - prev.s012) + prev.s012, P);
+  wall_prev[i] = (float8)(pushed, 0.0f, v[i].xyz - pushed, 0.0f);
+  wall[i] = (float4)(push, 0.0f);
+  v_out[i] = (float4)(u - pushed + push, 0.0f);
 }
 
 // With P->torque_free, after the sweeps: the turns that make the velocity phase's corrections
 // torque-free (conformation.cl). The Jacobians are constant through the phase, so the sweeps'
 // corrections sum to J^T of the final multipliers (scaled by beta dt / n_i) and one turn per
-// constraint, of those, cancels the torque of all of them (up to the spray's unmixed velocities
-// under Chebyshev acceleration, conf_vel_apply).
+// constraint, of those, cancels the torque of all of them (Chebyshev mixing included: the
+// velocities follow the mixed multipliers).
 __kernel void conf_vel_turn(int n, __global const uint* flags, __global const float8* lambda,
                             __global const float16* vconst, __global const float16* vturn,
                             P_CONST P, __global float4* turn) {

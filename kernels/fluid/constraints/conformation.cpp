@@ -37,7 +37,8 @@ Expected<std::unique_ptr<ConstraintSet>> Conformation::create(const ClRuntime& r
   if (err == CL_SUCCESS) set->psums_ = cl::Buffer(rt.context(), CL_MEM_READ_WRITE, kSumPlanes * plane_bytes, nullptr, &err);
   if (err == CL_SUCCESS) set->turn_ = cl::Buffer(rt.context(), CL_MEM_READ_WRITE, cap * 16, nullptr, &err);
   if (err == CL_SUCCESS) set->vturn_ = cl::Buffer(rt.context(), CL_MEM_READ_WRITE, cap * 64, nullptr, &err);
-  if (err == CL_SUCCESS) set->prev_ = cl::Buffer(rt.context(), CL_MEM_READ_WRITE, cap * 16, nullptr, &err);
+  if (err == CL_SUCCESS) set->wall_ = cl::Buffer(rt.context(), CL_MEM_READ_WRITE, cap * 16, nullptr, &err);
+  if (err == CL_SUCCESS) set->wall_prev_ = cl::Buffer(rt.context(), CL_MEM_READ_WRITE, cap * 32, nullptr, &err);
   if (err == CL_SUCCESS) set->lambda_prev_ = cl::Buffer(rt.context(), CL_MEM_READ_WRITE, cap * 32, nullptr, &err);
   if (err == CL_SUCCESS) set->reaction_lambda_ = cl::Buffer(rt.context(), CL_MEM_READ_WRITE, cap * 32, nullptr, &err);
   if (err != CL_SUCCESS) return FluidError{FluidErrc::OpenClError, "conformation buffers: " + cl_error_name(err)};
@@ -51,7 +52,8 @@ bool Conformation::active(const Material& m) const {
 void Conformation::begin_substep(SolverContext& ctx) {
   // Rotations at identity, both multiplier sets at zero (x = x0 at the substep's start).
   const int n = ctx.s.n;
-  ctx.launch.run(begin_, (n + 7) / 8 * 8, n, static_cast<cl_int>(plane_), rot_, plambda_, lambda_);
+  ctx.launch.run(begin_, (n + 7) / 8 * 8, n, static_cast<cl_int>(plane_), rot_, plambda_, lambda_,
+                  wall_);
 }
 
 void Conformation::velocity_phase(SolverContext& ctx) {
@@ -68,9 +70,10 @@ void Conformation::velocity_phase(SolverContext& ctx) {
   // tau > 0 or alpha >= 0.1 diverge), so those keep plain Jacobi as in the thesis.
   const float rho2 = (m.tau > 0 || m.alpha > 0.01f) ? 0.0f : m.chebyshev * m.chebyshev;
   const cl_int chebyshev = rho2 > 0 ? 1 : 0;
-  // The weights: 1, 2 / (2 - rho^2), then 4 / (4 - rho^2 w); the sweep kernels mix with the
-  // iterates before last, kept in prev_ (velocities) and lambda_prev_ (multipliers), so the
-  // acceleration costs no launches or copies of its own.
+  // The weights: 1, 2 / (2 - rho^2), then 4 / (4 - rho^2 w); the sweep kernels mix the
+  // multipliers with the iterates before last, kept in lambda_prev_ (constraints) and
+  // wall_prev_ (the walls' push, conformation_velocity.cl), so the acceleration costs no
+  // launches or copies of its own.
   float omega = 1.0f;
   const bool coupled = s.ng > 0 && s.ghost_viscosity;
   for (int it = 0; it < m.velocity_iterations; ++it) {
@@ -80,7 +83,7 @@ void Conformation::velocity_phase(SolverContext& ctx) {
           vconst_, s.params, lambda_, dlambda_, lambda_prev_, chebyshev, omega, reaction_lambda_,
           write_reaction);
     L.run(vel_apply_, s.n, s.n, s.x.a, s.x0.a, s.v.a, s.v.b, s.flags.a, s.nbr, s.nbr_count,
-          s.pair, vconst_, s.density, dlambda_, s.params, prev_, chebyshev, omega);
+          s.pair, vconst_, s.density, dlambda_, s.params, wall_, wall_prev_, chebyshev, omega);
     s.v.swap();
   }
   if (s.torque_free) {  // the turns that make the phase's corrections torque-free
