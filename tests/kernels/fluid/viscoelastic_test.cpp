@@ -288,8 +288,9 @@ TEST(Viscoelastic, YieldCapMakesTheElasticCubePlastic) {
 }
 
 // Chebyshev-accelerated velocity sweeps (the honey preset) stay stable after a violent impact:
-// a block of honey thrown at 10 m/s against a wall splashes, then comes to rest. (Mixing the
-// sparse spray's iterates too, with rho = 0.9 and above, kept particles at the speed clamp.)
+// a block of honey thrown at 10 m/s against a wall splashes, then comes to rest. (When the
+// velocities were mixed per particle, mixing the sparse spray's too, with rho = 0.9 and above,
+// kept particles at the speed clamp; the walls' mixed push left unprojected does now.)
 TEST(Viscoelastic, AcceleratedSweepsSettleAfterATenMetrePerSecondImpact) {
   Material m = viscoelastic(0.0f, 0.005f);
   FluidConfig c = config(0.01f, m);
