@@ -51,7 +51,8 @@ struct Material {
   bool corotation = true;      // best-fit rotation in the position-level constraint (3.14-3.16)
   float yield = 1.0f;          // largest stored deformation |Q - I| (beyond it Q yields)
   float chebyshev = 0.0f;      // spectral radius estimate for Chebyshev-accelerated velocity
-                               // sweeps (Wang 2015) when tau = 0 and alpha <= 0.01;
+                               // sweeps (Wang 2015) when tau = 0 and alpha <= 0.01, at most
+                               // kMaxChebyshev (material.hpp);
                                // 0: plain Jacobi (thesis)
 
   // Clay (thesis 6.1): viscosity is the conformation constraint with tau = alpha = 0.

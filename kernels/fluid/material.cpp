@@ -113,6 +113,7 @@ Status validate_material(const Material& m) {
   struct Range {
     const char* key;
     double value, lo, hi;
+    const char* why = nullptr;  // the reason for a bound that is not self-evident
   };
   const Range ranges[] = {
       {"rest_density", m.rest_density, 1.0, 1e5},
@@ -127,7 +128,8 @@ Status validate_material(const Material& m) {
       {"conformation.alpha", m.alpha, 0.0, 1e9},
       {"conformation.beta", m.beta, 0.01, 100.0},
       {"conformation.velocity_iterations", static_cast<double>(m.velocity_iterations), 0, 200},
-      {"conformation.chebyshev", m.chebyshev, 0.0, 0.9999},
+      {"conformation.chebyshev", m.chebyshev, 0.0, kMaxChebyshev,
+       "above it the accelerated velocity sweeps fling a stiff viscous block off a wall"},
       {"conformation.yield", m.yield, 0.01, 10.0},
       {"clay.bond_radius", m.bond_radius, 0.1, 1.0},
       {"clay.bond_on_speed", m.bond_on_speed, 0.0, 100.0},
@@ -144,6 +146,7 @@ Status validate_material(const Material& m) {
       std::ostringstream s;
       s << "'" << m.name << "': " << r.key << " = " << r.value << " is outside [" << r.lo << ", "
         << r.hi << "]";
+      if (r.why != nullptr) s << ": " << r.why;
       return FluidError{FluidErrc::BadMaterial, s.str()};
     }
   }

@@ -25,6 +25,12 @@
 
 namespace sonoflow::fluid {
 
+// The largest conformation.chebyshev (the spectral radius estimate of the accelerated velocity
+// sweeps) accepted. Above it the weights approach 2 and the sweeps fling a stiff viscous block
+// off a wall it hits: tau = alpha = 0, 6 cm, thrown at 3-9 m/s, 0.93 and 0.94 sent particles
+// back at 6-10 m/s and lost up to 24 of 216; 0.9 and 0.92 never (bench/RESULTS.md, chebygate).
+inline constexpr float kMaxChebyshev = 0.9f;
+
 // Checks every field's range; the error names the first offending field.
 Status validate_material(const Material& m);
 

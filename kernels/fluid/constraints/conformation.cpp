@@ -65,9 +65,14 @@ void Conformation::velocity_phase(SolverContext& ctx) {
         s.xg, s.g_volume, s.params, s.density, spin_);
   L.run(vel_setup_, s.n, s.n, s.x.a, s.flags.a, s.nbr, s.nbr_count, s.gnbr, s.gnbr_count, s.xg,
         s.vg, s.g_volume, s.density, spin_, s.params, s.pair, vconst_, vturn_);
-  // Chebyshev acceleration only for stiff, purely viscous materials (tau = 0, alpha <= 0.01):
-  // with elastic memory or a large compliance it overshoots (measured: cube drops with
-  // tau > 0 or alpha >= 0.1 diverge), so those keep plain Jacobi as in the thesis.
+  // Chebyshev acceleration only for purely viscous materials with little compliance (tau = 0,
+  // alpha <= 0.01); the others keep plain Jacobi as in the thesis. Measured in the multipliers-
+  // only form (bench/RESULTS.md, chebygate): a compliance of alpha >= 0.001 makes 8 plain sweeps
+  // converge on their own (within 1e-3 of 256), so there the acceleration can only move the
+  // result (runny cream, strawberry syrup: 0.6-1.3 of the phase's change off, their figures
+  // unchanged); elastic memory without compliance (thick cream, ice cream) converges faster at
+  // rest but rings at impacts (at rho 0.95 a 10 m/s impact stayed at the speed clamp). Honey
+  // (alpha 0.005) converges in 8 plain sweeps too; its preset keeps rho 0.9 for its figures.
   const float rho2 = (m.tau > 0 || m.alpha > 0.01f) ? 0.0f : m.chebyshev * m.chebyshev;
   const cl_int chebyshev = rho2 > 0 ? 1 : 0;
   // The weights: 1, 2 / (2 - rho^2), then 4 / (4 - rho^2 w); the sweep kernels mix the

@@ -160,6 +160,18 @@ TEST(Material, RefusesEveryOutOfRangeValueNamingTheKey) {
   }
 }
 
+// The accelerated velocity sweeps are safe up to kMaxChebyshev only: above it they fling a stiff
+// viscous block off a wall (0.93 and up lost particles at 6 m/s). The loader refuses a larger
+// estimate, naming the key and why, as it did not before (it took anything below 1).
+TEST(Material, RefusesAChebyshevEstimateAboveTheSafeOneSayingWhy) {
+  expect_error("model = \"viscoelastic\"\n[conformation]\nchebyshev = 0.95\n",
+               "conformation.chebyshev = 0.95 is outside [0, 0.9]: above it the accelerated "
+               "velocity sweeps fling");
+  const auto ok = parse_material("model = \"viscoelastic\"\n[conformation]\nchebyshev = 0.9\n");
+  ASSERT_TRUE(ok) << ok.error().message;
+  EXPECT_FLOAT_EQ(ok->chebyshev, kMaxChebyshev);
+}
+
 TEST(Material, ReadsEveryMediaTable) {
   const auto m = parse_material(R"(
 model = "water"
