@@ -248,10 +248,10 @@ Palette drop(float tau, float alpha, float live_tau = -1.0f, float yield = Mater
   return p;
 }
 
-// The fully viscous cube holds its shape only as far as its velocity phase converges: with the
-// velocity sweeps converged (128 plain ones) it stands 0.077 m tall and 0.077 m wide, with 8 plain
-// ones it slumps to 0.050 x 0.124 m. 8 sweeps accelerated at rho 0.95 held it (0.066 x 0.086 m), but
-// that rho is not safe (kMaxChebyshev); at 0.9 it takes 16 sweeps (0.068 x 0.081 m).
+// The fully viscous cube holds its shape only as far as its velocity phase converges: converged
+// (128 plain sweeps) it ends 0.077 m wide and 0.077 m tall, in 8 plain ones 0.124 x 0.050 m.
+// 8 sweeps accelerated at rho 0.95 held it (0.086 x 0.066 m), but that rho is not safe
+// (kMaxChebyshev); at 0.9 it takes 16 sweeps (0.081 x 0.068 m).
 TEST(Viscoelastic, MaterialPaletteBouncesHoldsOrSpreads) {
   const Palette elastic = drop(1000.0f, 0.1f);
   const Palette viscous = drop(0.0f, 0.0f, -1.0f, Material{}.yield, 16);
@@ -518,7 +518,8 @@ TEST(Viscoelastic, StiffViscousThrownFastAtAWallStaysTogetherAtTheLargestRho) {
   m.chebyshev = kMaxChebyshev;
   const Thrown t = thrown_at_a_wall(m, 6.0f);
   std::printf("tau = alpha = 0, rho %.2f at 6 m/s against a wall: fastest particle after the "
-              "impact %.2f m/s, %d of 216 particles left after 0.3 s\n", m.chebyshev, t.fastest, t.kept);
+              "impact %.2f m/s, %d of 216 particles left after 0.3 s\n",
+              m.chebyshev, t.fastest, t.kept);
   EXPECT_EQ(t.kept, 216);
   EXPECT_LT(t.fastest, 3.0f);
 }
