@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "kernels/fluid/material.hpp"
 #include "tests/kernels/fluid/fluid_test_support.hpp"
 #include "tests/kernels/fluid/hand_fixture.hpp"
 #include "tests/support/allocation_counter.hpp"
@@ -189,11 +190,12 @@ TEST(RealTime, FirstSwitchToEachMaterialDoesNotAllocate) {
   static ContactField field;
   FluidStats st;
   HandFrame prev = hand(0);
-  Material honey = config().material;  // DC-PBD, tau = 0, Chebyshev-accelerated sweeps
+  Material honey = config().material;  // DC-PBD, tau = 0, Chebyshev-accelerated sweeps (their
+                                       // buffers and kernels are switched to as well)
   honey.model = MaterialModel::Viscoelastic;
   honey.alpha = 0.005f;
   honey.velocity_iterations = 8;
-  honey.chebyshev = 0.9f;  // as the preset (at most kMaxChebyshev)
+  honey.chebyshev = kMaxChebyshev;
   const Material cream = config(MaterialModel::Viscoelastic).material;  // elastic memory
   const Material clay = config(MaterialModel::Clay).material;
   e->step_frame(hand(1), &prev, 1.0 / 90.0, field, st);  // water has run once
