@@ -238,6 +238,7 @@ void FluidEngine::Impl::fill_params(double frame_dt) {
   p.clay_viscosity = m.clay_viscosity ? 1 : 0;
   p.clay_bonds = m.clay_bonds ? 1 : 0;
   p.clay_yield = m.model == MaterialModel::Clay ? m.yield_stress * p.dt * p.dt / m.rest_density : 0.0f;
+  p.clay_plastic_fraction = m.plastic_fraction;
   p.ghost_max_speed = cfg.hand.max_speed;
   p.rest_neighbours = rest_neighbours;
   p.domain_min[0] = cfg.domain_min.x;

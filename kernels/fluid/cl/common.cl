@@ -69,6 +69,7 @@ typedef struct {
   float conformation_yield;
   int torque_free;  // with corotation: the conformation corrections made torque-free
   float clay_yield;  // clay: the viscosity's multiplier cap (sim_params.hpp)
+  float clay_plastic_fraction;  // clay: share of the stress past the yield kept
   Shape shapes[MAX_SHAPES];
   float wall_psi[WALL_TABLE];
   float wall_area[WALL_TABLE];

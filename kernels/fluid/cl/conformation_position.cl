@@ -213,16 +213,15 @@ inline void torque_free_turn(int w, int i0, int n, int plane, float8 live,
 // the strain-rate viscosity holds the substep's deformation with a stress that grows with the
 // multipliers accumulated over the sweeps, sigma ~ rho0 (beta / n_i) lambda / dt^2 (nominal: the
 // kernel sums' geometric factors are left out). Where the deviatoric part of that stress would
-// pass the yield stress, it keeps the yield plus a tenth of the excess (CLAY_PLASTIC_FRACTION)
-// and the rest of the deformation goes through: a Bingham plastic, whose stress past the yield
-// still grows with the rate of deformation. Rigid - perfectly plastic (the excess dropped) let a
-// surface particle of a block landing on clay_test's incline flow out alone, nothing resisting
-// its shear, and leave the block: 5 of 25 drop heights 0.08-0.20 m spattered one. Stopping a
-// 6 cm block landing at 1 m/s inside one substep asks about rho0 L v / dt = 40 kPa, its weight at rest rho0 g L = 1 kPa. The volumetric part is left alone
+// pass the yield stress, it keeps the yield plus a share of the excess (`clay.plastic_fraction`,
+// 0.1 in the preset) and the rest of the deformation goes through: a Bingham plastic, whose
+// stress past the yield still grows with the rate of deformation. Rigid - perfectly plastic (the
+// excess dropped) let a surface particle of a block landing on clay_test's incline flow out
+// alone, nothing resisting its shear, and leave the block: 5 of 25 drop heights 0.08-0.20 m
+// spattered one. Stopping a 6 cm block landing at 1 m/s inside one substep asks about
+// rho0 L v / dt = 40 kPa, its weight at rest rho0 g L = 1 kPa. The volumetric part is left alone
 // (pressure does not make clay yield; the density constraint carries it). The cap scales the
 // multipliers only: the corrections keep their zero-sum Jacobian rows (momentum).
-#define CLAY_PLASTIC_FRACTION 0.1f  // past the yield: 0.3 lets drops of 8-10 cm tumble, 0 spatters
-
 inline void yield_clay_viscosity(float8 coef, float8 l0, float8 l1, float8 l2, float8 l3, float8 l4,
                                  float8 l5, float8* dl0, float8* dl1, float8* dl2, float8* dl3,
                                  float8* dl4, float8* dl5, P_CONST P) {
@@ -233,7 +232,7 @@ inline void yield_clay_viscosity(float8 coef, float8 l0, float8 l1, float8 l2, f
   const float8 dev = sqrt(e0 * e0 + e1 * e1 + e2 * e2 + 2.0f * (t3 * t3 + t4 * t4 + t5 * t5));
   const float8 cap = P->clay_yield / fmax(coef, 1e-12f);  // unused lanes (coef 0): no cap
   const int8 over = dev > cap;
-  const float8 s = (cap + CLAY_PLASTIC_FRACTION * (dev - cap)) / fmax(dev, 1e-30f);
+  const float8 s = (cap + P->clay_plastic_fraction * (dev - cap)) / fmax(dev, 1e-30f);
   *dl0 = select(*dl0, mean + s * e0 - l0, over);
   *dl1 = select(*dl1, mean + s * e1 - l1, over);
   *dl2 = select(*dl2, mean + s * e2 - l2, over);

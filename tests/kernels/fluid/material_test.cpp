@@ -85,6 +85,7 @@ bond_off_speed = 0.25
 bond_stretch = 0.45
 bond_stiffness = 0.55
 yield_stress = 650.0
+plastic_fraction = 0.3
 [contact]
 wall_friction = 0.75
 wall_restitution = 0.2
@@ -115,6 +116,7 @@ hand_friction = 0.95
   EXPECT_FLOAT_EQ(m->bond_stretch, 0.45f);
   EXPECT_FLOAT_EQ(m->bond_stiffness, 0.55f);
   EXPECT_FLOAT_EQ(m->yield_stress, 650.0f);
+  EXPECT_FLOAT_EQ(m->plastic_fraction, 0.3f);
   EXPECT_FLOAT_EQ(m->wall_friction, 0.75f);
   EXPECT_FLOAT_EQ(m->wall_restitution, 0.2f);
   EXPECT_FLOAT_EQ(m->hand_friction, 0.95f);
@@ -147,6 +149,7 @@ TEST(Material, RefusesEveryOutOfRangeValueNamingTheKey) {
       {"clay", "bond_stretch", "-1"},
       {"clay", "bond_stiffness", "3"},
       {"clay", "yield_stress", "-1"},
+      {"clay", "plastic_fraction", "1.5"},
       {"contact", "wall_friction", "-1"},
       {"contact", "wall_restitution", "1.5"},
       {"contact", "hand_friction", "-1"},
