@@ -84,4 +84,20 @@ inline double spin_z(const ParticleSnapshot& p) {
   return l;
 }
 
+// A block spinning freely without gravity: its spin_z after `frames` frames over its spin_z at
+// the start, and the particles left then.
+struct SpinKept {
+  double ratio = 0;
+  int particles = 0;
+};
+inline SpinKept spin_kept(FluidConfig c, const FluidBlock& block, int frames = 90) {
+  c.gravity = {0, 0, 0};
+  auto e = make_engine(c);
+  if (!e) return {};
+  EXPECT_FALSE(e->load_scene(Scene{{}, {block}}));
+  const double l0 = spin_z(snapshot(*e));
+  const FluidStats st = run(*e, frames);
+  return {spin_z(snapshot(*e)) / l0, st.particles};
+}
+
 }  // namespace sonoflow::fluid::test
