@@ -17,7 +17,7 @@ Expected<std::unique_ptr<ConstraintSet>> ClayBonds::create(const ClRuntime& rt, 
     set->bond_len0_ = cl::Buffer(rt.context(), CL_MEM_READ_WRITE,
                                  static_cast<std::size_t>(s.capacity) * 4 * kMaxBonds, nullptr, &err);
   }
-  if (err != CL_SUCCESS) return FluidError{FluidErrc::OpenClError, "clay bond counts: " + cl_error_name(err)};
+  if (err != CL_SUCCESS) return FluidError{FluidErrc::OpenClError, "clay bond buffers: " + cl_error_name(err)};
   return std::unique_ptr<ConstraintSet>(std::move(set));
 }
 

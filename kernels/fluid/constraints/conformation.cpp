@@ -72,7 +72,7 @@ void Conformation::velocity_phase(SolverContext& ctx) {
   // result (runny cream, strawberry syrup: 0.6-1.3 of the phase's change off, their figures
   // unchanged); elastic memory without compliance (thick cream, ice cream) converges faster at
   // rest but rings at impacts (at rho 0.95 a 10 m/s impact stayed at the speed clamp). Honey
-  // (alpha 0.005) converges in 8 plain sweeps too; its preset keeps rho 0.9 for its figures.
+  // (alpha 0.005) converges in 8 plain sweeps too, so its preset runs plain Jacobi (rho 0).
   const float rho2 = (m.tau > 0 || m.alpha > 0.01f) ? 0.0f : m.chebyshev * m.chebyshev;
   const cl_int chebyshev = rho2 > 0 ? 1 : 0;
   // The weights: 1, 2 / (2 - rho^2), then 4 / (4 - rho^2 w); the sweep kernels mix the
