@@ -338,20 +338,27 @@ __kernel void conf_vel_apply(int n, __global const float4* x, __global const flo
     v_out[i] = (float4)(wall_velocity(x0[i].xyz + P->dt * u, u, P), 0.0f);
     return;
   }
-  // Accelerated: the walls' push w_i (the velocity they have added this phase) is a multiplier
-  // of the iteration like lambda, u = u* + J^T lambda + w. Its Jacobi step is plain Jacobi's
-  // wall condition on the Jacobi iterate u_k + J^T dl, which the mixed steps hide: u - w =
-  // omega (that - w) + (1 - omega) (the previous sweep's u - w), so it is recovered from them.
-  // Then w is mixed like lambda and projected onto what the walls touching the particle can
-  // give (wall_push: outwards only). Contacts are taken where the Jacobi iterate would put the
-  // particle: the mixed one can overshoot through a bowl's shell (a fully viscous block
-  // dropped into one lost 12 of 216 particles when they were taken there).
+  // Accelerated: the walls' push w_i (the velocity they add in this phase) is a one-sided
+  // multiplier of the iteration like lambda, u = u* + J^T lambda + w, and takes projected Jacobi
+  // steps: its Jacobi step is the push the walls need to hold the Jacobi iterate without it,
+  // w_J = (wall condition on z_J) - z_J with z_J = u_k + J^T dl - w_k, so it can shrink as well as
+  // grow, and its fixed point is the complementary push (none on a particle moving off a wall);
+  // then w is mixed like lambda and projected onto what the walls can give (wall_push: along
+  // their normals, outwards only). The contacts are taken where z_J would put the particle, for
+  // the step and the projection alike: at the iterate with the push, a push that lifts a
+  // particle out of reach released itself and the contact flickered within the phase; at the
+  // mixed iterate, which can overshoot, a bowl's shell let particles through. z_J is recovered
+  // from the mixed iterate: u - w = omega (z_J - z_k-1) + z_k-1. (A push that only
+  // grew, the walls' condition on u_J added to w, kept what the mixing's overshoot put there:
+  // honey-like material resting on a floor ended its phases with the floor's particles rising
+  // at 30 mm/s against the plain sweeps' rest, 1.05 of the phase's change off; bench/RESULTS.md,
+  // wallpush.)
   const float3 pushed = wall[i].xyz;
   const float8 prev = wall_prev[i];  // w and u - w of the sweep before
-  float3 jacobi = u;
-  if (omega != 1.0f) jacobi = pushed + (u - pushed - (1.0f - omega) * prev.s456) / omega;
-  const float3 at = x0[i].xyz + P->dt * jacobi;
-  float3 push = pushed + wall_velocity(at, jacobi, P) - jacobi;
+  float3 bare = u - pushed;          // z_J, the Jacobi iterate without the walls' push
+  if (omega != 1.0f) bare = (bare - (1.0f - omega) * prev.s456) / omega;
+  const float3 at = x0[i].xyz + P->dt * bare;
+  float3 push = wall_velocity(at, bare, P) - bare;
   if (omega != 1.0f) push = wall_push(at, omega * (push - prev.s012) + prev.s012, P);
   wall_prev[i] = (float8)(pushed, 0.0f, v[i].xyz - pushed, 0.0f);
   wall[i] = (float4)(push, 0.0f);
