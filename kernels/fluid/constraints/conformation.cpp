@@ -1,43 +1,9 @@
 #include "kernels/fluid/constraints/conformation.hpp"
 
-#include <cmath>
-#include <cstdio>
-#include <cstdlib>
-#include <vector>
-
 namespace sonoflow::fluid {
 
 namespace {
 constexpr std::size_t kSumPlanes = 37;  // cl/conformation_position.cl PSUM_PLANES
-
-// PROBE (not kept): every velocity phase run also from the same state with 256 plain sweeps
-// (the reference) and with the material's count of plain sweeps; RMS |u - u_ref| / RMS |u_ref -
-// u*| over the run, all particles and those near the floor z = 0 (x0.z < SONOFLOW_VEL_PROBE m).
-struct Probe {
-  double d[2][2] = {}, c[2] = {};  // d[plain/actual][all/wall], c[all/wall]
-  double comp[2] = {}, dz[2] = {}, cz = 0, mz[2] = {}, neg[2] = {};             // reference: wall particles with u.z > 1e-3 (lifting off)
-  long phases = 0, count[2] = {};
-  ~Probe() {
-    if (phases == 0) return;
-    std::fprintf(stderr, "PROBE phases %ld particles %ld wall %ld: plain all %.4f wall %.4f | actual all %.4f wall %.4f | ref wall lifting %.4f\n",
-                 phases, count[0], count[1], std::sqrt(d[0][0] / c[0]), std::sqrt(d[0][1] / c[1]),
-                 std::sqrt(d[1][0] / c[0]), std::sqrt(d[1][1] / c[1]), comp[1] / std::max(1.0, comp[0]));
-    std::fprintf(stderr, "PROBE wall normal (z) share of the error: plain %.4f actual %.4f (of the wall's change, its z part %.4f)\n",
-                 std::sqrt(dz[0] / c[1]), std::sqrt(dz[1] / c[1]), std::sqrt(cz / c[1]));
-    std::fprintf(stderr, "PROBE wall mean dz plain %.3e actual %.3e m/s; actual wall u.z < -1e-3: %.4f, > 1e-3: %.4f\n",
-                 mz[0] / count[1], mz[1] / count[1], neg[0] / count[1], neg[1] / count[1]);
-  }
-};
-Probe g_probe;
-float probe_z() {
-  static const char* e = std::getenv("SONOFLOW_VEL_PROBE");
-  return e ? std::strtof(e, nullptr) : 0.0f;
-}
-std::vector<cl_float4> read4(cl::CommandQueue& q, const cl::Buffer& b, int n) {
-  std::vector<cl_float4> h(static_cast<std::size_t>(n));
-  q.enqueueReadBuffer(b, CL_TRUE, 0, h.size() * 16, h.data());
-  return h;
-}
 }  // namespace
 
 Expected<std::unique_ptr<ConstraintSet>> Conformation::create(const ClRuntime& rt, DeviceState& s) {
@@ -107,24 +73,22 @@ void Conformation::velocity_phase(SolverContext& ctx) {
   // unchanged); elastic memory without compliance (thick cream, ice cream) converges faster at
   // rest but rings at impacts (at rho 0.95 a 10 m/s impact stayed at the speed clamp). Honey
   // (alpha 0.005) converges in 8 plain sweeps too, so its preset runs plain Jacobi (rho 0).
-  const float rho_ = std::getenv("SONOFLOW_PROBE_RHO") && m.chebyshev > 0 ? std::strtof(std::getenv("SONOFLOW_PROBE_RHO"), nullptr) : m.chebyshev;
-  const float rho2 = ((m.tau > 0 || m.alpha > 0.01f) && !std::getenv("SONOFLOW_PROBE_NOGATE")) ? 0.0f : rho_ * rho_;
+  const float rho2 = (m.tau > 0 || m.alpha > 0.01f) ? 0.0f : m.chebyshev * m.chebyshev;
   const cl_int chebyshev = rho2 > 0 ? 1 : 0;
   // The weights: 1, 2 / (2 - rho^2), then 4 / (4 - rho^2 w); the sweep kernels mix the
   // multipliers with the iterates before last, kept in lambda_prev_ (constraints) and
   // wall_prev_ (the walls' push, conformation_velocity.cl), so the acceleration costs no
   // launches or copies of its own.
-  const bool coupled = s.ng > 0 && s.ghost_viscosity;
-  auto sweeps = [&](int count, cl_int cheb, float r2) {
   float omega = 1.0f;
-  for (int it = 0; it < count; ++it) {
-    if (cheb && it > 0) omega = it == 1 ? 2.0f / (2.0f - r2) : 4.0f / (4.0f - r2 * omega);
-    const cl_int write_reaction = coupled && it + 1 == count ? 1 : 0;
+  const bool coupled = s.ng > 0 && s.ghost_viscosity;
+  for (int it = 0; it < m.velocity_iterations; ++it) {
+    if (chebyshev && it > 0) omega = it == 1 ? 2.0f / (2.0f - rho2) : 4.0f / (4.0f - rho2 * omega);
+    const cl_int write_reaction = coupled && it + 1 == m.velocity_iterations ? 1 : 0;
     L.run(vel_lambda_, s.n, s.n, s.x.a, s.v.a, s.flags.a, s.conf.a, s.nbr, s.nbr_count, s.pair,
-          vconst_, s.params, lambda_, dlambda_, lambda_prev_, cheb, omega, reaction_lambda_,
+          vconst_, s.params, lambda_, dlambda_, lambda_prev_, chebyshev, omega, reaction_lambda_,
           write_reaction);
     L.run(vel_apply_, s.n, s.n, s.x.a, s.x0.a, s.v.a, s.v.b, s.flags.a, s.nbr, s.nbr_count,
-          s.pair, vconst_, s.density, dlambda_, s.params, wall_, wall_prev_, cheb, omega);
+          s.pair, vconst_, s.density, dlambda_, s.params, wall_, wall_prev_, chebyshev, omega);
     s.v.swap();
   }
   if (s.torque_free) {  // the turns that make the phase's corrections torque-free
@@ -132,53 +96,6 @@ void Conformation::velocity_phase(SolverContext& ctx) {
     L.run(vel_turn_apply_, s.n, s.n, s.x.a, s.x0.a, s.v.a, s.v.b, s.flags.a, s.nbr, s.nbr_count,
           turn_, s.params);
     s.v.swap();
-  }
-  };
-  const float pz = probe_z();
-  if (pz > 0 && s.n > 0) {
-    cl::CommandQueue& q = L.queue();
-    const std::size_t n4 = static_cast<std::size_t>(s.n) * 16;
-    cl::Buffer saved(q.getInfo<CL_QUEUE_CONTEXT>(), CL_MEM_READ_WRITE, n4);
-    q.enqueueCopyBuffer(s.v.a, saved, 0, 0, n4);
-    const auto ustar = read4(q, s.v.a, s.n), x0 = read4(q, s.x0.a, s.n);
-    auto restart = [&] {
-      q.enqueueCopyBuffer(saved, s.v.a, 0, 0, n4);
-      L.fill(lambda_, static_cast<std::size_t>(s.n) * 32);
-      L.fill(wall_, n4);
-    };
-    sweeps(256, std::getenv("SONOFLOW_REF_RELEASE") ? 1 : 0, 0.0f);
-    const auto ref = read4(q, s.v.a, s.n);
-    restart();
-    sweeps(m.velocity_iterations, 0, 0.0f);
-    const auto plain = read4(q, s.v.a, s.n);
-    restart();
-    sweeps(m.velocity_iterations, chebyshev, rho2);
-    const auto got = read4(q, s.v.a, s.n);
-    auto d2 = [](const cl_float4& a, const cl_float4& b) {
-      const double x = a.s[0] - b.s[0], y = a.s[1] - b.s[1], z = a.s[2] - b.s[2];
-      return x * x + y * y + z * z;
-    };
-    for (int i = 0; i < s.n; ++i) {
-      const std::size_t k = static_cast<std::size_t>(i);
-      for (int w = 0; w < 2; ++w) {
-        if (w == 1 && x0[k].s[2] >= pz) continue;
-        g_probe.d[0][w] += d2(plain[k], ref[k]);
-        g_probe.d[1][w] += d2(got[k], ref[k]);
-        g_probe.c[w] += d2(ref[k], ustar[k]);
-        g_probe.count[w]++;
-        if (w == 1 && ref[k].s[2] > 1e-3f) g_probe.comp[1]++;
-        if (w == 1) g_probe.comp[0]++;
-        if (w == 1) {
-          const double a = plain[k].s[2] - ref[k].s[2], b = got[k].s[2] - ref[k].s[2], c = ref[k].s[2] - ustar[k].s[2];
-          g_probe.dz[0] += a * a, g_probe.dz[1] += b * b, g_probe.cz += c * c;
-          g_probe.mz[0] += a, g_probe.mz[1] += b;
-          g_probe.neg[0] += got[k].s[2] < -1e-3f, g_probe.neg[1] += got[k].s[2] > 1e-3f;
-        }
-      }
-    }
-    g_probe.phases++;
-  } else {
-    sweeps(m.velocity_iterations, chebyshev, rho2);
   }
   if (coupled) {  // the ghosts' share of every sweep at once (constant Jacobians), as m du
     L.run(reaction_, s.ng, s.ng, s.xg, s.g_flags, s.g_nbr, s.g_nbr_count, s.x.a, s.g_volume,
