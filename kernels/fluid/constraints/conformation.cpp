@@ -67,12 +67,12 @@ void Conformation::velocity_phase(SolverContext& ctx) {
         s.vg, s.g_volume, s.density, spin_, s.params, s.pair, vconst_, vturn_);
   // Chebyshev acceleration only for purely viscous materials with little compliance (tau = 0,
   // alpha <= 0.01); the others keep plain Jacobi as in the thesis. Measured in the multipliers-
-  // only form (bench/RESULTS.md, chebygate): a compliance of alpha >= 0.001 makes 8 plain sweeps
-  // converge on their own (within 1e-3 of 256), so there the acceleration can only move the
-  // result (runny cream, strawberry syrup: 0.6-1.3 of the phase's change off, their figures
-  // unchanged); elastic memory without compliance (thick cream, ice cream) converges faster at
-  // rest but rings at impacts (at rho 0.95 a 10 m/s impact stayed at the speed clamp). Honey
-  // (alpha 0.005) converges in 8 plain sweeps too, so its preset runs plain Jacobi (rho 0).
+  // only form (bench/RESULTS.md, chebygate, wallpush): a compliance of alpha >= 0.001 makes the
+  // plain sweeps converge on their own (4 within 1e-4 of 256: honey, runny cream, strawberry
+  // syrup), so there the acceleration cannot help (8 accelerated sweeps 0.001-0.04 of the
+  // phase's change off, 4 of them 0.006-0.17); elastic memory without compliance (thick cream,
+  // ice cream) converges faster at rest but rings at impacts (at rho 0.95 a 10 m/s impact stayed
+  // at the speed clamp). So honey's preset runs plain Jacobi (rho 0).
   const float rho2 = (m.tau > 0 || m.alpha > 0.01f) ? 0.0f : m.chebyshev * m.chebyshev;
   const cl_int chebyshev = rho2 > 0 ? 1 : 0;
   // The weights: 1, 2 / (2 - rho^2), then 4 / (4 - rho^2 w); the sweep kernels mix the
