@@ -350,8 +350,8 @@ __kernel void conf_vel_apply(int n, __global const float4* x, __global const flo
   // mixed iterate, which can overshoot, a bowl's shell let particles through. z_J is recovered
   // from the mixed iterate: u - w = omega (z_J - z_k-1) + z_k-1. (A push that only
   // grew, the walls' condition on u_J added to w, kept what the mixing's overshoot put there:
-  // honey-like material resting on a floor ended its phases with the floor's particles rising
-  // at 30 mm/s against the plain sweeps' rest, 1.05 of the phase's change off; bench/RESULTS.md,
+  // honey resting on a floor ended its phases with the floor's particles rising, 30 mm/s faster
+  // on average than converged sweeps leave them, 1.05 of the phase's change off; bench/RESULTS.md,
   // wallpush.)
   const float3 pushed = wall[i].xyz;
   const float8 prev = wall_prev[i];  // w and u - w of the sweep before
