@@ -88,7 +88,7 @@ void honey_pool(benchmark::State& state) {
   state.counters["particles"] = st.particles;
   state.counters["ghosts"] = st.ghosts;
   state.counters["hand_force_N"] = run.hand_force_n;
-  if (c.profile) bench::print_kernel_profile(e.kernel_profile(), "daemon pool, honey 2 x (8 + 8)", st.particles,
+  if (c.profile) bench::print_kernel_profile(e.kernel_profile(), "daemon pool, honey 2 x (4 + 8)", st.particles,
                                              st.ghosts, run.wall_ms);
 }
 

@@ -3,8 +3,8 @@
 // field and statistics read back every frame, as the daemon runs it).
 //   water/N: PBF, 1 substep x 4 density sweeps (the 4-iteration water of issue 5)
 //   honey/N: the honey preset, DC-PBD with the thesis' interactive schedule: 3 substeps x
-//            (8 velocity sweeps + 8 staggered density/conformation sweeps), tau = 0,
-//            alpha = 0.005
+//            8 staggered density/conformation sweeps, after 4 velocity sweeps (the preset's:
+//            converged at its compliance), tau = 0, alpha = 0.005
 //   honey_one_substep/N: the same material in one 1/90 s substep (DC-PBD is stable at large
 //            steps), a third of the work
 //   honey_slip/N: honey without the viscous coupling of the hand (what the no-slip hand costs)

@@ -1,7 +1,7 @@
 // Fluid engine: what the first frame after a live material switch costs against an ordinary
 // frame of the new material, with and without the start-up kernel warm-up
 // (FluidConfig::warm_kernels). A water pool of N particles with the stirring hand runs 20
-// frames, then switches live to honey (DC-PBD, 3 x (8 + 8)) and later to clay, as the daemon's
+// frames, then switches live to honey (DC-PBD, 3 x (4 + 8)) and later to clay, as the daemon's
 // material command does. Per switch: the first frame's wall and process CPU time, the median
 // of the next 9 frames, and their ratio.
 //   warm:0  create() leaves specialisation to the first launch (the old behaviour)
