@@ -104,9 +104,9 @@ TEST(Water, ColumnAtRest) {
 // rest density: nothing may set it in motion. The rest volume V0 = 1 / sum W over the lattice
 // (calibrated with the device's kernel) makes the lattice exactly rho0; the nominal V0 = d^3
 // leaves the inside 1 % compressed and the density constraint pushes the block apart (0.07 m/s
-// in the first frame). s_corr is off here: Macklin's tensile correction pushed a free surface
-// outwards even at rest density (0.17 m/s after 30 frames); since it is measured from the rest
-// spacing it does not (FreeBlockKeepsItsExtent).
+// in the first frame). s_corr is off here: the tensile correction is an artificial pressure of
+// its own that pushes a free surface outwards even at rest density (0.17 m/s after 30 frames;
+// with pbf.cohesion = 1 it does not, FreeBlockKeepsItsExtent).
 TEST(Water, BlockOnTheLatticeStartsAtRest) {
   FluidConfig c = column_config();
   c.gravity = {0, 0, 0};
@@ -130,10 +130,10 @@ TEST(Water, BlockOnTheLatticeStartsAtRest) {
 // h, which his two-sided constraint balanced by the underdense surface's attraction; with ours
 // one-sided nothing balanced it at a free surface, so the block swelled until its particles left
 // each other's kernel (RMS extent 22.9 / 11.2 mm -> 32.5 / 21.1 mm along / across in 1 s) and a
-// drop dissolved into mist (11.2 -> 14.4 mm in its 0.4 s of flight). Without bonds it now acts
-// only on pairs closer than the rest spacing (density.cl). Held to 1 %: a liquid at rest may
-// change its volume only by the solver's residual compression (under 1 % in ColumnAtRest), its
-// extent by a third of that.
+// drop dissolved into mist (11.2 -> 14.4 mm in its 0.4 s of flight). pbf.cohesion = 1 balances it
+// with a first-shell cohesion (density.cl cohesion8); with 0 (the default, Macklin's s_corr alone)
+// these fail as above. Held to 1 %: a liquid at rest may change its volume only by the solver's
+// residual compression (under 1 % in ColumnAtRest), its extent by a third of that.
 void expect_extent_kept(const Vec3f& before, const Vec3f& after, const char* what) {
   std::printf("%s: RMS extent %.2f / %.2f / %.2f mm -> %.2f / %.2f / %.2f mm\n", what,
               1e3f * before.x, 1e3f * before.y, 1e3f * before.z, 1e3f * after.x, 1e3f * after.y,
@@ -146,6 +146,7 @@ void expect_extent_kept(const Vec3f& before, const Vec3f& after, const char* wha
 TEST(Water, FreeBlockKeepsItsExtent) {
   FluidConfig c = column_config();
   c.material = Material{};  // the defaults: 1 substep x 4 sweeps, s_corr on
+  c.material.cohesion = 1.0f;
   c.gravity = {0, 0, 0};
   auto e = make_engine(c);
   ASSERT_TRUE(e);
@@ -162,6 +163,7 @@ TEST(Water, FreeBlockKeepsItsExtent) {
 TEST(Water, DropInFlightStaysOnePiece) {
   FluidConfig c = column_config();
   c.material = Material{};
+  c.material.cohesion = 1.0f;
   c.domain_min = {-0.1f, -0.1f, -0.1f};
   c.domain_max = {0.6f, 0.1f, 0.5f};
   auto e = make_engine(c);
