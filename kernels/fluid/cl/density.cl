@@ -34,6 +34,20 @@ inline float8 cohesion8(float8 r2, float8 f, P_CONST P) {
   return select((float8)(0.0f), P->cohesion * a * a * a / (len * f), f != 0.0f);
 }
 
+// Adds the cohesion to the pair terms pbf_lambda stored for particle i (padding has f = 0): a
+// loop of its own, so pbf_lambda's costs nothing more without it.
+inline void add_cohesion(int i, float3 xi, __global const float4* x, __global const uint* nbr,
+                         __global float2* pair, int padded, int n, P_CONST P) {
+  for (int k = 0; k < padded; k += NBR_PAD) {
+    const uint8 j = nbr8(nbr, i, k, n, P->max_neighbours);
+    float8 px, py, pz;
+    offsets8(x, j, xi, &px, &py, &pz);
+    float8 f, s;
+    load_pair8(pair, i, k, n, P->max_neighbours, &f, &s);
+    store_pair8(pair, i, k, n, P->max_neighbours, f, s + cohesion8(px * px + py * py + pz * pz, f, P));
+  }
+}
+
 __kernel void pbf_lambda(int n, __global const float4* x, __global const uint* flags,
                          __global const uint* nbr, __global const uint* ncount,
                          __global const uint* gnbr, __global const uint* gcount,
@@ -66,15 +80,14 @@ __kernel void pbf_lambda(int n, __global const float4* x, __global const uint* f
     // s_corr = -k (W / W(dq))^4
     const float8 ws = w * sq;
     const float8 ws2 = ws * ws;
-    float8 s = sk * ws2 * ws2;
-    if (P->cohesion > 0.0f) s += cohesion8(r2, f, P);
-    store_pair8(pair, i, k, n, P->max_neighbours, f, s);
+    store_pair8(pair, i, k, n, P->max_neighbours, f, sk * ws2 * ws2);
     gx8 -= f * px;  // grad_i W_ij = f r_ij
     gy8 -= f * py;
     gz8 -= f * pz;
     g2 += f * f * r2;
     kap -= f * r2;
   }
+  if (P->cohesion > 0.0f) add_cohesion(i, xi, x, nbr, pair, padded, n, P);
   const float sum_w = P->w_zero + hsum8(sw);
   float sum_grad2 = hsum8(g2), kappa = hsum8(kap);
   __global const float* xs = (__global const float*)x;
