@@ -40,6 +40,8 @@ struct Material {
   float relaxation = 0.01f;    // epsilon as a fraction of the rest-state denominator sum |grad C|^2
   float scorr_k = 0.01f;       // tensile correction k, relative to the rest-state denominator
   float scorr_dq = 0.2f;       // delta q as a fraction of h (the exponent n is 4, Macklin's)
+  float cohesion = 0.0f;       // 0..1, first-shell cohesion as a share of the strength that balances
+                               // s_corr at a free surface at rest (density.cl); 0: Macklin's s_corr alone
   float xsph = 0.0f;           // XSPH velocity smoothing c (0 disables)
   float vorticity = 0.0f;      // vorticity confinement epsilon, m/s^2 scale (0 disables)
 

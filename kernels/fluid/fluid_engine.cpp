@@ -88,6 +88,10 @@ struct FluidEngine::Impl {
   float epsilon_scale = 0;  // rest-state sum |grad C|^2 (PBF denominator scale)
   float rest_neighbours = 1;
   float laplacian_scale = 1;  // media: SPH Laplacian calibration on the rest lattice
+  // The top layer of a flat lattice at rest (calibrate): its neighbours below as (W, V0 dW/dz),
+  // and the cohesion's inward pull on it at unit strength.
+  std::vector<std::pair<double, double>> surface_below;
+  double surface_pull = 0;
   int num_cells = 0;
   std::uint64_t frame = 0;
   bool has_hand_lists = false;
@@ -121,6 +125,7 @@ struct FluidEngine::Impl {
   void fill_params(double dt);
   Status allocate();
   Status calibrate();
+  float balancing_cohesion() const;
   void upload_params();
   void compact();
   void apply_emissions();
@@ -202,6 +207,11 @@ void FluidEngine::Impl::fill_params(double frame_dt) {
     p.scorr_inv_wdq = wdq > 0 ? 1.0f / wdq : 0.0f;
   }
   p.scorr_n = 4;
+  // Cohesion over the first shell, [(2 - sqrt 2) d, sqrt 2 d] around the rest spacing d (within h).
+  const float shell = std::min(std::numbers::sqrt2_v<float> * d, h);
+  p.cohesion_r0 = 2 * d - shell;
+  p.cohesion_inv_width = 1.0f / (shell - p.cohesion_r0);
+  p.cohesion = m.cohesion * balancing_cohesion();
   const bool clay = m.model == MaterialModel::Clay;
   // Clay viscosity is the conformation constraint with tau = alpha = 0 (thesis 6.1.2).
   p.tau = clay ? 0.0f : m.tau;
@@ -349,6 +359,31 @@ Status FluidEngine::Impl::allocate() {
 // - the rest-state PBF denominator sum_k |V0 grad W_k|^2 that scales epsilon and s_corr;
 // - the wall table: psi(d) = integral of W over the half-space beyond a plane at distance d,
 //   psi(d) = int_d^h A(z) dz with A(z) = 2 pi int_z^h W(s) s ds, and area(d) = A(d).
+namespace {
+
+// The cohesion spline of cl/density.cl cohesion8 at distance r.
+double cohesion_spline(double r, const SimParams& p) {
+  const double q = std::clamp((r - p.cohesion_r0) * p.cohesion_inv_width, 0.0, 1.0);
+  const double a = (1 - q) * q;
+  return a * a * a;
+}
+
+}  // namespace
+
+// The cohesion strength that cancels s_corr on the top layer of a flat lattice at rest: s_corr
+// pushes it out by sum_j k (W_j / W(dq))^4 V0 dW_j/dz over its neighbours below, the cohesion
+// at unit strength pulls it in by surface_pull. Both act on the same pairs in the same sweeps,
+// so their ratio depends on neither dt nor the iteration count.
+float FluidEngine::Impl::balancing_cohesion() const {
+  if (!(surface_pull > 0)) return 0;
+  double push = 0;
+  for (const auto& [w, gz] : surface_below) {
+    const double ws = w * params.scorr_inv_wdq;
+    push += params.scorr_k * ws * ws * ws * ws * gz;
+  }
+  return static_cast<float>(push / surface_pull);
+}
+
 Status FluidEngine::Impl::calibrate() {
   const float d = cfg.particle_spacing;
   const int reach = static_cast<int>(std::ceil(h / d));
@@ -391,6 +426,17 @@ Status FluidEngine::Impl::calibrate() {
   }
   params.rest_volume = static_cast<float>(v0);
   epsilon_scale = static_cast<float>(sum_g2);
+  // The top layer of a flat free surface: a particle at the origin and the lattice below it
+  // (the neighbours beside it cancel). The pull of the pair is along x_j - x_i, z_j / r of it.
+  surface_below.clear();
+  surface_pull = 0;
+  for (std::size_t k = 0; k < lattice; ++k) {
+    const Float4& o = offsets[k];
+    if (!(o.z < 0) || !(result[k].w > 0)) continue;
+    surface_below.emplace_back(result[k].w, v0 * result[k].z);
+    const double r = std::sqrt(double{o.x} * o.x + double{o.y} * o.y + double{o.z} * o.z);
+    surface_pull += cohesion_spline(r, params) * (-o.z / r);
+  }
   laplacian_scale = MediaSystem::calibrate_laplacian(std::span(offsets.data(), lattice),
                                                      std::span(result.data(), lattice),
                                                      static_cast<float>(v0), h);

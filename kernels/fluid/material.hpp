@@ -5,7 +5,7 @@
 //   model = "viscoelastic"          # water | viscoelastic | clay
 //   rest_density = 1420.0           # kg/m^3
 //   [solver]        substeps, iterations
-//   [pbf]           relaxation, scorr_k, scorr_dq, xsph, vorticity
+//   [pbf]           relaxation, scorr_k, scorr_dq, cohesion, xsph, vorticity
 //   [conformation]  tau, alpha, beta, velocity_iterations, corotation, chebyshev, yield
 //   [clay]          viscosity, bonds, bond_radius, bond_on_speed, bond_off_speed,
 //                   bond_stretch, bond_stiffness, yield_stress, plastic_fraction

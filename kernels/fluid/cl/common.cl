@@ -49,6 +49,7 @@ typedef struct {
   // PBF
   float epsilon, scorr_k, scorr_inv_wdq;
   int scorr_n;
+  float cohesion, cohesion_r0, cohesion_inv_width;
   // conformation / DC-PBD
   float tau, alpha, beta;
   int corotation;

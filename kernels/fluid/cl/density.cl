@@ -8,7 +8,8 @@
 //          + lambda_i (sum_g V_g grad W_ig + sum_w grad psi(d_w))
 //
 // with C clamped at 0 (the constraint only pushes apart, so the free surface does not clump)
-// and s_corr = -k (W(r) / W(dq))^4 the tensile correction. The lambdas of the iterations of a
+// and s_corr = -k (W(r) / W(dq))^4 the tensile correction, less the cohesion that balances it
+// at a free surface when pbf.cohesion > 0 (cohesion8). The lambdas of the iterations of a
 // substep sum to the pressure p = -rho0 sum(kappa lambda) / dt^2 (see pbf_lambda).
 // Particles of different mass (media: liquids of different density, frozen solids) move in
 // proportion to their inverse-mass weight w = rho_ref / rho0 (0 for a solid, which keeps no
@@ -16,6 +17,36 @@
 // the particle's compliance scale (media_weight = (w, scale); (1, 1) without media).
 // pbf_lambda leaves the pair terms (V0 f_ij, k (W_ij / W(dq))^4), grad W_ij = f_ij (x_i - x_j),
 // in `pair` for pbf_apply, which runs at the same positions and so evaluates no kernel.
+
+// Cohesion between first-shell neighbours (pbf.cohesion > 0), as a share of the pair's s_corr
+// term so pbf_apply runs unchanged: dx_i = -c C(r) (x_i - x_j) / r, i.e. s += c C(r) / (r V0 f) (f < 0).
+// C is Akinci, Akinci & Teschner 2013's cohesion spline (1 - q)^3 q^3, centred on the rest
+// spacing d (q = (r - r0) / (r1 - r0) over [(2 - sqrt 2) d, sqrt 2 d]): it pulls hardest at d
+// and vanishes at the second neighbours' sqrt 2 d, so s_corr and it cancel pair by pair on the
+// lattice at rest, at any surface (flat, edge, corner) and with no stress left inside. Its
+// strength c cancels s_corr's outward push on the top layer of a flat lattice at rest
+// (fluid_engine.cpp, balancing_cohesion). Macklin's two-sided constraint held the surface with
+// the under-dense layer's pull; ours is one-sided, so without this a free body swells.
+inline float8 cohesion8(float8 r2, float8 f, P_CONST P) {
+  const float8 len = sqrt(fmax(r2, 1e-24f));
+  const float8 q = clamp((len - P->cohesion_r0) * P->cohesion_inv_width, 0.0f, 1.0f);
+  const float8 a = (1.0f - q) * q;
+  return select((float8)(0.0f), P->cohesion * a * a * a / (len * f), f != 0.0f);
+}
+
+// Adds the cohesion to the pair terms pbf_lambda stored for particle i (padding has f = 0): a
+// loop of its own, so pbf_lambda's costs nothing more without it.
+inline void add_cohesion(int i, float3 xi, __global const float4* x, __global const uint* nbr,
+                         __global float2* pair, int padded, int n, P_CONST P) {
+  for (int k = 0; k < padded; k += NBR_PAD) {
+    const uint8 j = nbr8(nbr, i, k, n, P->max_neighbours);
+    float8 px, py, pz;
+    offsets8(x, j, xi, &px, &py, &pz);
+    float8 f, s;
+    load_pair8(pair, i, k, n, P->max_neighbours, &f, &s);
+    store_pair8(pair, i, k, n, P->max_neighbours, f, s + cohesion8(px * px + py * py + pz * pz, f, P));
+  }
+}
 
 __kernel void pbf_lambda(int n, __global const float4* x, __global const uint* flags,
                          __global const uint* nbr, __global const uint* ncount,
@@ -56,6 +87,7 @@ __kernel void pbf_lambda(int n, __global const float4* x, __global const uint* f
     g2 += f * f * r2;
     kap -= f * r2;
   }
+  if (P->cohesion > 0.0f) add_cohesion(i, xi, x, nbr, pair, padded, n, P);
   const float sum_w = P->w_zero + hsum8(sw);
   float sum_grad2 = hsum8(g2), kappa = hsum8(kap);
   __global const float* xs = (__global const float*)x;

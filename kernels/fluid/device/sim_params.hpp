@@ -41,6 +41,7 @@ struct SimParams {
   // PBF
   float epsilon, scorr_k, scorr_inv_wdq;
   std::int32_t scorr_n;
+  float cohesion, cohesion_r0, cohesion_inv_width;  // density.cl cohesion8 (0: off)
   // conformation / DC-PBD
   float tau, alpha, beta;
   std::int32_t corotation;
@@ -71,6 +72,6 @@ struct SimParams {
 };
 
 static_assert(sizeof(ShapeParams) == 48);
-static_assert(sizeof(SimParams) == 4 * 66 + kMaxShapes * 48 + 2 * 4 * kWallTable);  // checked against the device at start-up
+static_assert(sizeof(SimParams) == 4 * 69 + kMaxShapes * 48 + 2 * 4 * kWallTable);  // checked against the device at start-up
 
 }  // namespace sonoflow::fluid

@@ -17,30 +17,6 @@
 namespace sonoflow::fluid::test {
 namespace {
 
-// Pieces of a particle cloud: particles closer than `link` belong to the same piece.
-int pieces(const std::vector<Vec3f>& p, float link) {
-  std::vector<int> piece(p.size(), -1);
-  int count = 0;
-  for (std::size_t seed = 0; seed < p.size(); ++seed) {
-    if (piece[seed] >= 0) continue;
-    std::vector<std::size_t> open{seed};
-    piece[seed] = count;
-    while (!open.empty()) {
-      const std::size_t a = open.back();
-      open.pop_back();
-      for (std::size_t b = 0; b < p.size(); ++b) {
-        const float dx = p[a].x - p[b].x, dy = p[a].y - p[b].y, dz = p[a].z - p[b].z;
-        if (piece[b] < 0 && dx * dx + dy * dy + dz * dz < link * link) {
-          piece[b] = count;
-          open.push_back(b);
-        }
-      }
-    }
-    ++count;
-  }
-  return count;
-}
-
 struct Slide {
   float after_impact = 0;  // m downhill, 0.5 s in
   float later = 0;         // m downhill, 1.5 s in (a sliding block has left the domain by then)

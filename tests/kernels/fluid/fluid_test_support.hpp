@@ -74,6 +74,44 @@ inline Vec3f centroid(const std::vector<Vec3f>& p) {
   return {static_cast<float>(x / n), static_cast<float>(y / n), static_cast<float>(z / n)};
 }
 
+// Pieces of a particle cloud: particles closer than `link` belong to the same piece.
+inline int pieces(const std::vector<Vec3f>& p, float link) {
+  std::vector<int> piece(p.size(), -1);
+  int count = 0;
+  for (std::size_t seed = 0; seed < p.size(); ++seed) {
+    if (piece[seed] >= 0) continue;
+    std::vector<std::size_t> open{seed};
+    piece[seed] = count;
+    while (!open.empty()) {
+      const std::size_t a = open.back();
+      open.pop_back();
+      for (std::size_t b = 0; b < p.size(); ++b) {
+        const float dx = p[a].x - p[b].x, dy = p[a].y - p[b].y, dz = p[a].z - p[b].z;
+        if (piece[b] < 0 && dx * dx + dy * dy + dz * dz < link * link) {
+          piece[b] = count;
+          open.push_back(b);
+        }
+      }
+    }
+    ++count;
+  }
+  return count;
+}
+
+// RMS distance of the particles from their centroid along each axis.
+inline Vec3f rms_extent(const std::vector<Vec3f>& p) {
+  const Vec3f c = centroid(p);
+  double x = 0, y = 0, z = 0;
+  for (const Vec3f& q : p) {
+    x += (q.x - c.x) * (q.x - c.x);
+    y += (q.y - c.y) * (q.y - c.y);
+    z += (q.z - c.z) * (q.z - c.z);
+  }
+  const double n = p.empty() ? 1.0 : static_cast<double>(p.size());
+  return {static_cast<float>(std::sqrt(x / n)), static_cast<float>(std::sqrt(y / n)),
+          static_cast<float>(std::sqrt(z / n))};
+}
+
 // The z component of sum (x - c) x v over the particles (c their centroid): the angular momentum
 // about the centroid's vertical axis per unit particle mass.
 inline double spin_z(const ParticleSnapshot& p) {

@@ -66,6 +66,7 @@ iterations = 7
 relaxation = 0.03
 scorr_k = 0.04
 scorr_dq = 0.25
+cohesion = 0.5
 xsph = 0.06
 vorticity = 0.07
 [conformation]
@@ -99,6 +100,7 @@ hand_friction = 0.95
   EXPECT_FLOAT_EQ(m->relaxation, 0.03f);
   EXPECT_FLOAT_EQ(m->scorr_k, 0.04f);
   EXPECT_FLOAT_EQ(m->scorr_dq, 0.25f);
+  EXPECT_FLOAT_EQ(m->cohesion, 0.5f);
   EXPECT_FLOAT_EQ(m->xsph, 0.06f);
   EXPECT_FLOAT_EQ(m->vorticity, 0.07f);
   EXPECT_FLOAT_EQ(m->tau, 0.08f);
@@ -133,6 +135,8 @@ TEST(Material, RefusesEveryOutOfRangeValueNamingTheKey) {
       {"solver", "substeps", "0"},
       {"solver", "iterations", "0"},
       {"pbf", "relaxation", "0"},
+      {"pbf", "cohesion", "-0.1"},
+      {"pbf", "cohesion", "1.1"},
       {"pbf", "scorr_k", "-0.1"},
       {"pbf", "scorr_dq", "1.5"},
       {"pbf", "xsph", "1.5"},

@@ -218,9 +218,10 @@ struct Palette {
 // live_tau >= 0: the engine starts with `tau` and is switched to live_tau after the first frame;
 // yield: the cap on |Q - I|; velocity_iterations: the velocity sweeps per substep.
 Palette drop(float tau, float alpha, float live_tau = -1.0f, float yield = Material{}.yield,
-             int velocity_iterations = 8) {
+             int velocity_iterations = 8, float cohesion = 0.0f) {
   Material m = viscoelastic(tau, alpha);
   m.yield = yield;
+  m.cohesion = cohesion;
   m.velocity_iterations = velocity_iterations;
   auto e = make_engine(config(0.01f, m));
   Palette p;
@@ -294,6 +295,23 @@ TEST(Viscoelastic, YieldCapMakesTheElasticCubePlastic) {
               elastic.rebound, plastic.rebound, elastic.height, plastic.height);
   EXPECT_LT(plastic.rebound, 0.5f * elastic.rebound) << "the capped memory gives back less";
   EXPECT_LT(plastic.height, elastic.height) << "and yields under its own weight";
+}
+
+// The elastic preset's cube (tau 1000 s, far beyond the run) dropped 2 cm returns to its shape:
+// its top ends at the resting cube's top layer, 0.075 m, less its elastic sag, as the viscous
+// cube's does (MaterialPaletteBouncesHoldsOrSpreads holds that one above 0.065 m). Without a
+// repulsion between particles closer than the rest spacing the impact's compressed layers stay
+// paired and the cube spreads into a sheet (0.036 m with s_corr off, and with Macklin's
+// (W / W(dq))^4 measured from the rest spacing, too soft just below it; 0.072 m on main). The
+// cohesion that balances s_corr (pbf.cohesion = 1) must not soften it either (0.036 m with
+// Akinci's spline over [0, sqrt 2 d], which peaks at 0.7 d and so cancels s_corr below d).
+TEST(Viscoelastic, ElasticCubeKeepsItsHeightAfterItsDrop) {
+  for (const float cohesion : {0.0f, 1.0f}) {
+    const Palette elastic = drop(1000.0f, 0.1f, -1.0f, Material{}.yield, 8, cohesion);
+    std::printf("elastic cube 1.5 s after its 2 cm drop (cohesion %.0f): top %.4f m, width %.4f m\n",
+                cohesion, elastic.height, elastic.width);
+    EXPECT_GT(elastic.height, 0.065f) << "cohesion " << cohesion;
+  }
 }
 
 // Chebyshev-accelerated velocity sweeps (the honey preset) stay stable after a violent impact:
@@ -437,6 +455,34 @@ TEST(Viscoelastic, SpinningElasticBlocksLongAxisTurnsWithItsMaterial) {
   EXPECT_EQ(before.id.size(), 128u);
   EXPECT_GT(material, 300.0);  // it spins (8 rad/s = 458 deg/s, less PBD's own loss)
   EXPECT_NEAR(axis, material, 2.0);
+}
+
+// A free block of the honey preset with pbf.cohesion = 1 at rest without gravity keeps its extent
+// within 1 % over 1 s (as Water.FreeBlockKeepsItsExtent: only the solver's residual compression
+// may change a resting liquid's volume). With the tensile correction pushing every pair within h
+// apart and nothing balancing it at the free surface (cohesion 0), flung honey swells: RMS extent
+// along x 22.9 -> 24.5 mm (+22 % in volume) in 1 s, while its viscosity slows the spread.
+TEST(Viscoelastic, FreeHoneyBlockKeepsItsExtent) {
+  const auto lib = MaterialLibrary::load(SONOFLOW_MATERIALS_DIR);
+  ASSERT_TRUE(lib && lib->find("honey") != nullptr);
+  Material honey = *lib->find("honey");
+  honey.cohesion = 1.0f;
+  FluidConfig c = config(0.01f, honey);
+  c.gravity = {0, 0, 0};
+  auto e = make_engine(c);
+  ASSERT_TRUE(e);
+  Scene s;
+  s.blocks.push_back({{-0.04f, -0.02f, 0.16f}, {0.04f, 0.02f, 0.20f}});
+  ASSERT_FALSE(e->load_scene(s));
+  const Vec3f before = rms_extent(snapshot(*e).position);
+  run(*e, 90);
+  const Vec3f after = rms_extent(snapshot(*e).position);
+  std::printf("free honey block: RMS extent %.2f / %.2f / %.2f mm -> %.2f / %.2f / %.2f mm in 1 s\n",
+              1e3f * before.x, 1e3f * before.y, 1e3f * before.z, 1e3f * after.x, 1e3f * after.y,
+              1e3f * after.z);
+  EXPECT_NEAR(after.x / before.x, 1.0f, 0.01f);
+  EXPECT_NEAR(after.y / before.y, 1.0f, 0.01f);
+  EXPECT_NEAR(after.z / before.z, 1.0f, 0.01f);
 }
 
 // A block of `m` thrown at a wall at `speed` (no gravity): the fastest particle from the impact
