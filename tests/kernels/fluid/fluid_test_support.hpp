@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <memory>
 #include <vector>
 
@@ -110,6 +111,17 @@ inline Vec3f rms_extent(const std::vector<Vec3f>& p) {
   const double n = p.empty() ? 1.0 : static_cast<double>(p.size());
   return {static_cast<float>(std::sqrt(x / n)), static_cast<float>(std::sqrt(y / n)),
           static_cast<float>(std::sqrt(z / n))};
+}
+
+// A free body at rest keeps its RMS extent within 1 % along each axis: a liquid at rest may
+// change its volume only by the solver's residual compression (under 1 % in ColumnAtRest).
+inline void expect_extent_kept(const Vec3f& before, const Vec3f& after, const char* what) {
+  std::printf("%s: RMS extent %.2f / %.2f / %.2f mm -> %.2f / %.2f / %.2f mm\n", what,
+              1e3f * before.x, 1e3f * before.y, 1e3f * before.z, 1e3f * after.x, 1e3f * after.y,
+              1e3f * after.z);
+  EXPECT_NEAR(after.x / before.x, 1.0f, 0.01f) << what;
+  EXPECT_NEAR(after.y / before.y, 1.0f, 0.01f) << what;
+  EXPECT_NEAR(after.z / before.z, 1.0f, 0.01f) << what;
 }
 
 // The z component of sum (x - c) x v over the particles (c their centroid): the angular momentum
