@@ -57,6 +57,13 @@ __kernel void finalize(int n, __global float4* x, __global const float4* x0, __g
   } else {
     f &= ~FLAG_ANCHOR;
   }
+  // Clay: a particle the walls pushed this substep sticks to them; one the last sweep left off
+  // its wall (stuck_to_wall holds it at gap 0, or lets go past its reach) is torn off.
+  if (P->clay_adhesion > 0.0f) {
+    float3 n;
+    if (load > 1e-12f) f |= FLAG_STUCK;
+    else if (nearest_wall(p, P, &n) - P->particle_radius > 0.5f * P->clay_adhesion) f &= ~FLAG_STUCK;
+  }
   float3 u = (p - p0) * P->inv_dt;
   if (load > 1e-12f && P->wall_restitution > 0.0f) {
     const float un0 = dot(v[i].xyz, nrm);  // approach speed before the substep
