@@ -617,15 +617,18 @@ inline float3 friction_anchor(int i, __global const uint* flags, __global const 
 }
 
 // Clay sticks to the walls it touches (a tensile strength of the contact, clay.wall_adhesion): a
-// stuck particle (FLAG_STUCK: the walls pushed it in an earlier substep, integrate.cl) that the
-// sweep's corrections lift off its nearest wall is pulled back onto it while the lift is within
-// its share of the strength (clay_adhesion: F dt^2 / m); past that it is torn off and stays off
-// (finalize clears the flag). A two-sided contact like this holds a landing block's trailing
-// edge down, which a cube must lift to tip over its leading edge (bench/RESULTS.md).
-inline float3 stuck_to_wall(float3 p, P_CONST P) {
+// stuck particle (FLAG_STUCK: it ended an earlier substep on a wall, integrate.cl) that the
+// sweep's corrections lift off its nearest wall is pulled back onto it, as long as the wall's
+// net pull on it this substep (its load along the normal, pushes less pulls) stays within its
+// share of the strength (clay_adhesion: F dt^2 / m); a particle the budget cannot hold ends
+// the substep off the wall and is torn off for good (finalize). A two-sided contact like this
+// holds a landing block's trailing edge down, which a cube must lift to tip over its leading
+// edge (bench/RESULTS.md).
+inline float3 stuck_to_wall(float3 p, float4 load, P_CONST P) {
   float3 n = (float3)(0.0f);
   const float gap = nearest_wall(p, P, &n) - P->particle_radius;
-  return gap > 0.0f && gap <= P->clay_adhesion ? p - gap * n : p;
+  const float left = P->clay_adhesion + dot(load.xyz, n);  // the pull it may still take
+  return gap > 0.0f && left > 0.0f ? p - fmin(gap, left) * n : p;
 }
 
 // How every position sweep ends for particle i at its corrected position p: projected out of
@@ -638,7 +641,7 @@ inline float3 walls_and_friction(int i, float3 p, WallContact wall, __global Wal
   // The stuck pull is the wall's too (its load, hence its force and its contact).
   bool pulled = false;
   if (P->clay_adhesion > 0.0f && (flags[i] & FLAG_STUCK)) {
-    p = stuck_to_wall(p, P);
+    p = stuck_to_wall(p, wall.load, P);
     pulled = any(p != before);
   }
   float3 nrm = (float3)(0.0f);

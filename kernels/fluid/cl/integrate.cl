@@ -57,12 +57,12 @@ __kernel void finalize(int n, __global float4* x, __global const float4* x0, __g
   } else {
     f &= ~FLAG_ANCHOR;
   }
-  // Clay: a particle the walls pushed this substep sticks to them; one the last sweep left off
-  // its wall (stuck_to_wall holds it at gap 0, or lets go past its reach) is torn off.
+  // Clay: a particle that ends the substep on a wall (pushed onto it, or held there by
+  // stuck_to_wall) sticks to it; one off its walls (never on one, or torn off) does not.
   if (P->clay_adhesion > 0.0f) {
     float3 n;
-    if (load > 1e-12f) f |= FLAG_STUCK;
-    else if (nearest_wall(p, P, &n) - P->particle_radius > 0.5f * P->clay_adhesion) f &= ~FLAG_STUCK;
+    const bool on_wall = nearest_wall(p, P, &n) - P->particle_radius <= 1e-3f * P->particle_radius;
+    f = on_wall ? (f | FLAG_STUCK) : (f & ~FLAG_STUCK);
   }
   float3 u = (p - p0) * P->inv_dt;
   if (load > 1e-12f && P->wall_restitution > 0.0f) {
