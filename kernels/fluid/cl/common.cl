@@ -11,8 +11,8 @@
 #define FLAG_ANCHOR 2u    // a wall friction anchor is set
 #define FLAG_NAN 4u       // removed because its state became non-finite
 // 8u: FLAG_SOLID (media_common.cl)
-#define FLAG_LIST_FULL 16u
-#define FLAG_STUCK 32u    // clay: touched a wall and has not been torn off it since  // ghosts: this substep's list of fluid particles within h dropped some
+#define FLAG_LIST_FULL 16u  // ghosts: this substep's list of fluid particles within h dropped some
+#define FLAG_STUCK 32u    // clay with adhesion: ended the last substep on a wall
 
 #define MAX_SHAPES 8
 #define SHAPE_BOX 0       // fluid inside an axis-aligned box: p = min corner, n = max corner

@@ -65,7 +65,7 @@ struct SimParams {
                                  // cap times beta / n_i (0: no yield; cl/conformation_position.cl)
   float clay_plastic_fraction;   // clay: share of the viscosity's stress past the yield kept
   float clay_adhesion;           // clay: wall_adhesion dt^2 / (rho0 d), m a particle stuck to a
-                                 // wall is pulled back per substep (0: none; cl/integrate.cl)
+                                 // wall may be pulled back per substep (0: none; cl/common.cl)
   ShapeParams shapes[kMaxShapes];
   // Boundary volume of a plane wall at distance d (cl/common.cl wall_volume):
   // psi(d) = integral of W beyond the wall, area(d) = -dpsi/dd, sampled at d = k h / (N - 1).
