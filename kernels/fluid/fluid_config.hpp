@@ -66,6 +66,7 @@ struct Material {
   float bond_stretch = 0.5f;   // a bond breaks when its length exceeds (1 + stretch) * rest
   float bond_stiffness = 1.0f; // 0..1, PBD stiffness of a bond projection
   float yield_stress = 0.0f;   // Pa, deviatoric stress past which the viscosity yields (0: never)
+  float wall_adhesion = 0.0f;  // Pa, tensile strength of clay stuck to a wall (0: none)
   float plastic_fraction = 0.1f;  // 0..1, share of the stress past the yield kept (Bingham; 0: perfectly plastic)
 
   // Walls and hand: Coulomb friction by sliding anchors, restitution on walls.

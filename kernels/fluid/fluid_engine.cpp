@@ -249,6 +249,9 @@ void FluidEngine::Impl::fill_params(double frame_dt) {
   p.clay_bonds = m.clay_bonds ? 1 : 0;
   p.clay_yield = m.model == MaterialModel::Clay ? m.yield_stress * p.dt * p.dt / m.rest_density : 0.0f;
   p.clay_plastic_fraction = m.plastic_fraction;
+  // A stuck particle's pull: its share of the wall's tensile strength, stress x d^2, over a
+  // substep as a displacement (F dt^2 / m, m = rho0 d^3).
+  p.clay_adhesion = m.model == MaterialModel::Clay ? m.wall_adhesion * p.dt * p.dt / (m.rest_density * d) : 0.0f;
   p.ghost_max_speed = cfg.hand.max_speed;
   p.rest_neighbours = rest_neighbours;
   p.domain_min[0] = cfg.domain_min.x;

@@ -8,7 +8,8 @@
 //   [pbf]           relaxation, scorr_k, scorr_dq, cohesion, xsph, vorticity
 //   [conformation]  tau, alpha, beta, velocity_iterations, corotation, chebyshev, yield
 //   [clay]          viscosity, bonds, bond_radius, bond_on_speed, bond_off_speed,
-//                   bond_stretch, bond_stiffness, yield_stress, plastic_fraction
+//                   bond_stretch, bond_stiffness, yield_stress, plastic_fraction,
+//                   wall_adhesion
 //   [contact]       wall_friction, wall_restitution, hand_friction
 //   [phases] [[phases.liquid]] [viscosity] [thermal] [density] [collision] [turbulence]
 //                   issue 7 media, see media/media_toml.hpp

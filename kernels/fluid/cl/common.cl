@@ -12,6 +12,7 @@
 #define FLAG_NAN 4u       // removed because its state became non-finite
 // 8u: FLAG_SOLID (media_common.cl)
 #define FLAG_LIST_FULL 16u  // ghosts: this substep's list of fluid particles within h dropped some
+#define FLAG_STUCK 32u    // clay with adhesion: ended the last substep on a wall
 
 #define MAX_SHAPES 8
 #define SHAPE_BOX 0       // fluid inside an axis-aligned box: p = min corner, n = max corner
@@ -71,6 +72,7 @@ typedef struct {
   int torque_free;  // with corotation: the conformation corrections made torque-free
   float clay_yield;  // clay: the viscosity's multiplier cap (sim_params.hpp)
   float clay_plastic_fraction;  // clay: share of the stress past the yield kept
+  float clay_adhesion;  // clay: m a stuck particle is pulled back to its wall per substep
   Shape shapes[MAX_SHAPES];
   float wall_psi[WALL_TABLE];
   float wall_area[WALL_TABLE];
@@ -459,6 +461,30 @@ inline float project_walls(float3* x, P_CONST P, float3* contact_normal) {
   return total;
 }
 
+// The distance from x to its nearest wall (INFINITY with none) and that wall's normal.
+inline float nearest_wall(float3 x, P_CONST P, float3* normal) {
+  float best = INFINITY;
+  for (int k = 0; k < P->shape_count; ++k) {
+    __constant const Shape* s = &P->shapes[k];
+    if (s->kind == SHAPE_BOX) {
+      const float3 lo = (float3)(s->p[0], s->p[1], s->p[2]);
+      const float3 hi = (float3)(s->n[0], s->n[1], s->n[2]);
+      const float d[6] = {x.x - lo.x, hi.x - x.x, x.y - lo.y, hi.y - x.y, x.z - lo.z, hi.z - x.z};
+      for (int f = 0; f < 6; ++f) {
+        if (d[f] >= best) continue;
+        best = d[f];
+        *normal = (float3)(f == 0 ? 1.0f : f == 1 ? -1.0f : 0.0f, f == 2 ? 1.0f : f == 3 ? -1.0f : 0.0f,
+                           f == 4 ? 1.0f : f == 5 ? -1.0f : 0.0f);
+      }
+      continue;
+    }
+    float3 n;
+    const float d = shape_distance(s, x, &n);
+    if (d < best) best = d, *normal = n;
+  }
+  return best;
+}
+
 // ---- wall boundary density ------------------------------------------------------------------
 
 // The fluid volume a plane wall at distance d stands in for (the kernel's integral beyond the
@@ -590,6 +616,21 @@ inline float3 friction_anchor(int i, __global const uint* flags, __global const 
   return (flags[i] & FLAG_ANCHOR) ? anchor[i].xyz : x0[i].xyz;
 }
 
+// Clay sticks to the walls it touches (a tensile strength of the contact, clay.wall_adhesion): a
+// stuck particle (FLAG_STUCK: it ended an earlier substep on a wall, integrate.cl) that the
+// sweep's corrections lift off its nearest wall is pulled back onto it, as long as the wall's
+// net pull on it this substep (its load along the normal, pushes less pulls) stays within its
+// share of the strength (clay_adhesion: F dt^2 / m); a particle the budget cannot hold ends
+// the substep off the wall and is torn off for good (finalize). A two-sided contact like this
+// holds a landing block's trailing edge down, which a cube must lift to tip over its leading
+// edge (bench/RESULTS.md).
+inline float3 stuck_to_wall(float3 p, float4 load, P_CONST P) {
+  float3 n = (float3)(0.0f);
+  const float gap = nearest_wall(p, P, &n) - P->particle_radius;
+  const float left = P->clay_adhesion + dot(load.xyz, n);  // the pull it may still take
+  return gap > 0.0f && left > 0.0f ? p - fmin(gap, left) * n : p;
+}
+
 // How every position sweep ends for particle i at its corrected position p: projected out of
 // the walls, the move added to i's wall load (its vector and length, summed over the
 // substep's sweeps), the wall friction, and the contact stored.
@@ -597,8 +638,14 @@ inline float3 walls_and_friction(int i, float3 p, WallContact wall, __global Wal
                                  __global const uint* flags, __global const float4* anchor,
                                  __global const float4* x0, P_CONST P) {
   const float3 before = p;
+  // The stuck pull is the wall's too (its load, hence its force and its contact).
+  bool pulled = false;
+  if (P->clay_adhesion > 0.0f && (flags[i] & FLAG_STUCK)) {
+    p = stuck_to_wall(p, wall.load, P);
+    pulled = any(p != before);
+  }
   float3 nrm = (float3)(0.0f);
-  if (project_walls(&p, P, &nrm) > 0.0f) {
+  if (project_walls(&p, P, &nrm) > 0.0f || pulled) {
     const float3 moved = p - before;
     wall.load += (float4)(moved, norm3(moved));
   }

@@ -57,6 +57,13 @@ __kernel void finalize(int n, __global float4* x, __global const float4* x0, __g
   } else {
     f &= ~FLAG_ANCHOR;
   }
+  // Clay: a particle that ends the substep on a wall (pushed onto it, or held there by
+  // stuck_to_wall) sticks to it; one off its walls (never on one, or torn off) does not.
+  if (P->clay_adhesion > 0.0f) {
+    float3 n;
+    const bool on_wall = nearest_wall(p, P, &n) - P->particle_radius <= 1e-3f * P->particle_radius;
+    f = on_wall ? (f | FLAG_STUCK) : (f & ~FLAG_STUCK);
+  }
   float3 u = (p - p0) * P->inv_dt;
   if (load > 1e-12f && P->wall_restitution > 0.0f) {
     const float un0 = dot(v[i].xyz, nrm);  // approach speed before the substep

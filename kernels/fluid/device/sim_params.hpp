@@ -64,6 +64,8 @@ struct SimParams {
   float clay_yield;              // clay: yield_stress dt^2 / rho0, the viscosity's multiplier
                                  // cap times beta / n_i (0: no yield; cl/conformation_position.cl)
   float clay_plastic_fraction;   // clay: share of the viscosity's stress past the yield kept
+  float clay_adhesion;           // clay: wall_adhesion dt^2 / (rho0 d), m a particle stuck to a
+                                 // wall may be pulled back per substep (0: none; cl/common.cl)
   ShapeParams shapes[kMaxShapes];
   // Boundary volume of a plane wall at distance d (cl/common.cl wall_volume):
   // psi(d) = integral of W beyond the wall, area(d) = -dpsi/dd, sampled at d = k h / (N - 1).
@@ -72,6 +74,6 @@ struct SimParams {
 };
 
 static_assert(sizeof(ShapeParams) == 48);
-static_assert(sizeof(SimParams) == 4 * 69 + kMaxShapes * 48 + 2 * 4 * kWallTable);  // checked against the device at start-up
+static_assert(sizeof(SimParams) == 4 * 70 + kMaxShapes * 48 + 2 * 4 * kWallTable);  // checked against the device at start-up
 
 }  // namespace sonoflow::fluid

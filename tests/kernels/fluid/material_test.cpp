@@ -87,6 +87,7 @@ bond_stretch = 0.45
 bond_stiffness = 0.55
 yield_stress = 650.0
 plastic_fraction = 0.3
+wall_adhesion = 350.0
 [contact]
 wall_friction = 0.75
 wall_restitution = 0.2
@@ -119,6 +120,7 @@ hand_friction = 0.95
   EXPECT_FLOAT_EQ(m->bond_stiffness, 0.55f);
   EXPECT_FLOAT_EQ(m->yield_stress, 650.0f);
   EXPECT_FLOAT_EQ(m->plastic_fraction, 0.3f);
+  EXPECT_FLOAT_EQ(m->wall_adhesion, 350.0f);
   EXPECT_FLOAT_EQ(m->wall_friction, 0.75f);
   EXPECT_FLOAT_EQ(m->wall_restitution, 0.2f);
   EXPECT_FLOAT_EQ(m->hand_friction, 0.95f);
@@ -154,6 +156,7 @@ TEST(Material, RefusesEveryOutOfRangeValueNamingTheKey) {
       {"clay", "bond_stiffness", "3"},
       {"clay", "yield_stress", "-1"},
       {"clay", "plastic_fraction", "1.5"},
+      {"clay", "wall_adhesion", "-1"},
       {"contact", "wall_friction", "-1"},
       {"contact", "wall_restitution", "1.5"},
       {"contact", "hand_friction", "-1"},
