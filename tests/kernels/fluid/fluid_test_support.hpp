@@ -124,6 +124,27 @@ inline void expect_extent_kept(const Vec3f& before, const Vec3f& after, const ch
   EXPECT_NEAR(after.z / before.z, 1.0f, 0.01f) << what;
 }
 
+// An 8 x 4 x 4 cm block of `c`'s material laid out at rest without gravity: its RMS extent at the
+// start and its particles after 1 s (the free-body tests: nothing acts on it, so it keeps its shape).
+struct FreeBlock {
+  Vec3f before{};
+  ParticleSnapshot after;
+};
+inline FreeBlock free_block_after_a_second(FluidConfig c) {
+  c.gravity = {0, 0, 0};
+  auto e = make_engine(c);
+  EXPECT_TRUE(e);
+  if (!e) return {};
+  Scene s;
+  s.blocks.push_back({{-0.04f, -0.02f, 0.16f}, {0.04f, 0.02f, 0.20f}});
+  EXPECT_FALSE(e->load_scene(s));
+  FreeBlock b;
+  b.before = rms_extent(snapshot(*e).position);
+  run(*e, 90);
+  b.after = snapshot(*e);
+  return b;
+}
+
 // The z component of sum (x - c) x v over the particles (c their centroid): the angular momentum
 // about the centroid's vertical axis per unit particle mass.
 inline double spin_z(const ParticleSnapshot& p) {
