@@ -25,7 +25,7 @@ sonoflow demo: sonoflowd --emulate for ${seconds} s, a scripted hand stirring ho
 What runs: the whole daemon (config validation, 4 pipeline threads with RT fallback, safety
 gate, status export, control socket, recorder) on the drivers layer's emulated USB devices
 (VirtualTracker stirring a circle, VirtualArray playing 20 kHz FOCI blocks, real host drivers),
-the OpenCL particle fluid (honey on PoCL, 1,024 particles by default: fluid.particles; the first run compiles its kernels)
+the OpenCL particle fluid (honey on PoCL, 675 particles by default: fluid.particles; the first run compiles its kernels)
 and the AM optimiser / PRO-STM planner of kernels/haptics.
 Watch: loop rates (the fluid holds about 90 Hz on a quiet 2-core VM), contact samples, foci,
 hand->array latency, FIFO level, underruns.

@@ -5,7 +5,7 @@
 // devices.hand_* script, palm 13 cm above the array, a 4 cm circle every 2 s, through the
 // tracker's wire format and mount as the tracker driver converts it). No real-time threads
 // beside it: what the fluid thread's frame costs on its own.
-//   honey_pool/N: N = 432, 507, 675, 1,024 (the daemon's default)
+//   honey_pool/N: N = 432, 507, 675 (the daemon's default), 1,024
 // Counters: wall-clock p50 / p99 per frame, process CPU per frame, ghosts, hand force (N).
 // SONOFLOW_FLUID_PROFILE=1 prints the device time per kernel and the launches per frame.
 #include <benchmark/benchmark.h>

@@ -56,7 +56,7 @@ struct Config {
     double tau_s = 0.0;               // conformation relaxation time
     double alpha = 0.005;             // elastic/plastic blend
     int substeps = 2;
-    int particles = 1024;             // in the pool; its volume is fixed, the spacing follows
+    int particles = 675;              // in the pool; its volume is fixed, the spacing follows
     int max_particles = 5000;
     std::string engine = "opencl";    // opencl | standin (a particle-free palm-drag model)
     std::string device;               // OpenCL device name substring; empty: any (GPU first)
