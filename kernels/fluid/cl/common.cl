@@ -422,6 +422,17 @@ inline float shape_distance(__constant const Shape* s, float3 x, float3* n) {
   return len - (s->radius + s->thickness);
 }
 
+// Face f (0-5: -x, +x, -y, +y, -z, +z) of a box the fluid is inside: the distance from x to
+// it, positive inside, and its inward normal.
+inline float box_face(__constant const Shape* s, float3 x, int f, float3* n) {
+  const int axis = f >> 1;
+  const float sign = (f & 1) ? -1.0f : 1.0f;
+  const float xa = axis == 0 ? x.x : axis == 1 ? x.y : x.z;
+  const float wall = (f & 1) ? s->n[axis] : s->p[axis];
+  *n = (float3)(axis == 0 ? sign : 0.0f, axis == 1 ? sign : 0.0f, axis == 2 ? sign : 0.0f);
+  return sign * (xa - wall);
+}
+
 inline void push_out(float3* x, float d, float3 n, float radius, float* total, float* deepest,
                      float3* contact_normal) {
   const float pen = radius - d;
@@ -444,14 +455,11 @@ inline float project_walls(float3* x, P_CONST P, float3* contact_normal) {
   for (int k = 0; k < P->shape_count; ++k) {
     __constant const Shape* s = &P->shapes[k];
     if (s->kind == SHAPE_BOX) {
-      const float3 lo = (float3)(s->p[0], s->p[1], s->p[2]);
-      const float3 hi = (float3)(s->n[0], s->n[1], s->n[2]);
-      push_out(x, (*x).x - lo.x, (float3)(1.0f, 0.0f, 0.0f), rad, &total, &deepest, contact_normal);
-      push_out(x, hi.x - (*x).x, (float3)(-1.0f, 0.0f, 0.0f), rad, &total, &deepest, contact_normal);
-      push_out(x, (*x).y - lo.y, (float3)(0.0f, 1.0f, 0.0f), rad, &total, &deepest, contact_normal);
-      push_out(x, hi.y - (*x).y, (float3)(0.0f, -1.0f, 0.0f), rad, &total, &deepest, contact_normal);
-      push_out(x, (*x).z - lo.z, (float3)(0.0f, 0.0f, 1.0f), rad, &total, &deepest, contact_normal);
-      push_out(x, hi.z - (*x).z, (float3)(0.0f, 0.0f, -1.0f), rad, &total, &deepest, contact_normal);
+      for (int f = 0; f < 6; ++f) {
+        float3 n;
+        const float d = box_face(s, *x, f, &n);
+        push_out(x, d, n, rad, &total, &deepest, contact_normal);
+      }
       continue;
     }
     float3 n;
@@ -466,21 +474,12 @@ inline float nearest_wall(float3 x, P_CONST P, float3* normal) {
   float best = INFINITY;
   for (int k = 0; k < P->shape_count; ++k) {
     __constant const Shape* s = &P->shapes[k];
-    if (s->kind == SHAPE_BOX) {
-      const float3 lo = (float3)(s->p[0], s->p[1], s->p[2]);
-      const float3 hi = (float3)(s->n[0], s->n[1], s->n[2]);
-      const float d[6] = {x.x - lo.x, hi.x - x.x, x.y - lo.y, hi.y - x.y, x.z - lo.z, hi.z - x.z};
-      for (int f = 0; f < 6; ++f) {
-        if (d[f] >= best) continue;
-        best = d[f];
-        *normal = (float3)(f == 0 ? 1.0f : f == 1 ? -1.0f : 0.0f, f == 2 ? 1.0f : f == 3 ? -1.0f : 0.0f,
-                           f == 4 ? 1.0f : f == 5 ? -1.0f : 0.0f);
-      }
-      continue;
+    const int faces = s->kind == SHAPE_BOX ? 6 : 1;
+    for (int f = 0; f < faces; ++f) {
+      float3 n;
+      const float d = s->kind == SHAPE_BOX ? box_face(s, x, f, &n) : shape_distance(s, x, &n);
+      if (d < best) best = d, *normal = n;
     }
-    float3 n;
-    const float d = shape_distance(s, x, &n);
-    if (d < best) best = d, *normal = n;
   }
   return best;
 }
