@@ -38,6 +38,14 @@ FluidConfig config(float spacing, const Material& m) {
   return c;
 }
 
+// An 8 cm wide block from height `bottom` to `top` above a floor plane at z = 0.
+Scene cube_on_floor(float bottom, float top) {
+  Scene s;
+  s.shapes.push_back(Shape::plane({0, 0, 0}, {0, 0, 1}));
+  s.blocks.push_back({{-0.04f, -0.04f, bottom}, {0.04f, 0.04f, top}});
+  return s;
+}
+
 // RMS distance of the particles from their initial shape after the best rigid fit (Kabsch),
 // over the particles present in both snapshots (matched by stable id).
 double shape_drift(const ParticleSnapshot& a0, const ParticleSnapshot& b0) {
@@ -226,10 +234,7 @@ Palette drop(float tau, float alpha, float live_tau = -1.0f, float yield = Mater
   auto e = make_engine(config(0.01f, m));
   Palette p;
   if (!e) return p;
-  Scene s;
-  s.shapes.push_back(Shape::plane({0, 0, 0}, {0, 0, 1}));
-  s.blocks.push_back({{-0.04f, -0.04f, 0.02f}, {0.04f, 0.04f, 0.10f}});
-  EXPECT_FALSE(e->load_scene(s));
+  EXPECT_FALSE(e->load_scene(cube_on_floor(0.02f, 0.10f)));
   bool landed = false;
   for (int k = 0; k < 135; ++k) {
     if (k == 1 && live_tau >= 0) e->set_tau(live_tau);
@@ -342,10 +347,7 @@ TEST(Viscoelastic, RaisingAlphaLiveMeltsIceCream) {
   m.yield = 0.3f;
   auto e = make_engine(config(0.01f, m));
   ASSERT_TRUE(e);
-  Scene s;
-  s.shapes.push_back(Shape::plane({0, 0, 0}, {0, 0, 1}));
-  s.blocks.push_back({{-0.04f, -0.04f, 0.0f}, {0.04f, 0.04f, 0.08f}});
-  ASSERT_FALSE(e->load_scene(s));
+  ASSERT_FALSE(e->load_scene(cube_on_floor(0.0f, 0.08f)));
   auto top = [&] {
     float z = 0;
     for (const Vec3f& p : snapshot(*e).position) z = std::max(z, p.z);
@@ -557,10 +559,7 @@ Puddle puddle(float rho) {
   auto e = make_engine(config(0.01f, m));
   Puddle p;
   if (!e) return p;
-  Scene s;
-  s.shapes.push_back(Shape::plane({0, 0, 0}, {0, 0, 1}));
-  s.blocks.push_back({{-0.04f, -0.04f, 0.0f}, {0.04f, 0.04f, 0.08f}});
-  EXPECT_FALSE(e->load_scene(s));
+  EXPECT_FALSE(e->load_scene(cube_on_floor(0.0f, 0.08f)));
   run(*e, 180);
   const auto snap = snapshot(*e);
   for (const Vec3f& q : snap.position) {
