@@ -38,6 +38,13 @@ FluidConfig config(float spacing, const Material& m) {
   return c;
 }
 
+// The honey preset as config/materials/honey.toml gives it.
+Material honey_preset() {
+  const auto lib = MaterialLibrary::load(SONOFLOW_MATERIALS_DIR);
+  EXPECT_TRUE(lib && lib->find("honey") != nullptr) << "config/materials/honey.toml";
+  return lib && lib->find("honey") != nullptr ? *lib->find("honey") : Material{};
+}
+
 // An 8 cm wide block from height `bottom` to `top` above a floor plane at z = 0.
 Scene cube_on_floor(float bottom, float top) {
   Scene s;
@@ -465,9 +472,7 @@ TEST(Viscoelastic, SpinningElasticBlocksLongAxisTurnsWithItsMaterial) {
 // apart and nothing balancing it at the free surface (cohesion 0), flung honey swells: RMS extent
 // along x 22.9 -> 24.5 mm (+22 % in volume) in 1 s, while its viscosity slows the spread.
 TEST(Viscoelastic, FreeHoneyBlockKeepsItsExtent) {
-  const auto lib = MaterialLibrary::load(SONOFLOW_MATERIALS_DIR);
-  ASSERT_TRUE(lib && lib->find("honey") != nullptr);
-  Material honey = *lib->find("honey");
+  Material honey = honey_preset();
   honey.cohesion = 1.0f;
   const FreeBlock b = free_block_after_a_second(config(0.01f, honey));
   expect_extent_kept(b.before, rms_extent(b.after.position), "free honey block after 1 s");
@@ -507,9 +512,7 @@ Thrown thrown_at_a_wall(const Material& m, float speed = 3.0f) {
 // the velocities mixed per particle the impact's stop overshot and flung 71 of the 216
 // particles back at up to 6.8 m/s.)
 TEST(Viscoelastic, HoneyThrownAtAWallStaysTogether) {
-  const auto lib = MaterialLibrary::load(SONOFLOW_MATERIALS_DIR);
-  ASSERT_TRUE(lib && lib->find("honey") != nullptr);
-  Material honey = *lib->find("honey");
+  Material honey = honey_preset();
   for (const float rho : {honey.chebyshev, kMaxChebyshev}) {
     honey.chebyshev = rho;
     const Thrown t = thrown_at_a_wall(honey);
@@ -526,9 +529,7 @@ TEST(Viscoelastic, HoneyThrownAtAWallStaysTogether) {
 // from. With velocities and multipliers mixed apart (the walls' corrections in the velocities
 // only) it sent particles back at 7.5 m/s and lost a third of the block (at rho 0.95).
 TEST(Viscoelastic, CompliantViscousThrownAtAWallStaysTogetherAtTheLargestRho) {
-  const auto lib = MaterialLibrary::load(SONOFLOW_MATERIALS_DIR);
-  ASSERT_TRUE(lib && lib->find("honey") != nullptr);
-  Material m = *lib->find("honey");
+  Material m = honey_preset();
   m.alpha = 0.01f;
   m.chebyshev = kMaxChebyshev;
   const Thrown t = thrown_at_a_wall(m);
@@ -590,9 +591,7 @@ TEST(Viscoelastic, AcceleratedPuddleRestsAsLowAndWideAsThePlainSweepsLeaveIt) {
 // 0.99; the walls bring it lower): at rho 0.93 / 0.94 / 0.95 particles came back at 6.1 / 8.7 /
 // 9.9 m/s and 23 / 24 / 24 of 216 left the domain (0.9: 0.36 m/s, none).
 TEST(Viscoelastic, StiffViscousThrownFastAtAWallStaysTogetherAtTheLargestRho) {
-  const auto lib = MaterialLibrary::load(SONOFLOW_MATERIALS_DIR);
-  ASSERT_TRUE(lib && lib->find("honey") != nullptr);
-  Material m = *lib->find("honey");
+  Material m = honey_preset();
   m.alpha = 0.0f;
   m.chebyshev = kMaxChebyshev;
   const Thrown t = thrown_at_a_wall(m, 6.0f);
