@@ -12,10 +12,10 @@
 
 namespace sonoflow::fluid {
 
-void FluidEngine::Impl::fill_params(double frame_dt) {
-  SimParams& p = params;
-  const Material& m = material;
-  const float d = cfg.particle_spacing;
+namespace {
+
+// The domain and the sort's cell grid over it (NeighbourSearch::kCellsPerH cells per h).
+void fill_grid(SimParams& p, const FluidConfig& cfg, float h) {
   p.grid_min[0] = cfg.domain_min.x;
   p.grid_min[1] = cfg.domain_min.y;
   p.grid_min[2] = cfg.domain_min.z;
@@ -26,10 +26,20 @@ void FluidEngine::Impl::fill_params(double frame_dt) {
     p.grid_dim[a] = static_cast<int>(std::ceil(extent[a] / p.cell_size[a]));
   }
   p.num_cells = p.grid_dim[0] * p.grid_dim[1] * p.grid_dim[2];
+  p.domain_min[0] = cfg.domain_min.x;
+  p.domain_min[1] = cfg.domain_min.y;
+  p.domain_min[2] = cfg.domain_min.z;
+  p.domain_max[0] = cfg.domain_max.x;
+  p.domain_max[1] = cfg.domain_max.y;
+  p.domain_max[2] = cfg.domain_max.z;
+}
+
+// The smoothing kernel's normalisations (cl/common.cl kernel_w, kernel_grad).
+void fill_smoothing_kernel(SimParams& p, SmoothingKernel kernel, float h) {
   constexpr float pi = std::numbers::pi_v<float>;
   p.h = h;
   p.h2 = h * h;
-  if (cfg.kernel == SmoothingKernel::CubicSpline) {
+  if (kernel == SmoothingKernel::CubicSpline) {
     p.w_norm = 8.0f / (pi * h * h * h);
     p.grad_norm = 48.0f / (pi * h * h * h);
     p.w_zero = p.w_norm;
@@ -38,6 +48,47 @@ void FluidEngine::Impl::fill_params(double frame_dt) {
     p.grad_norm = -45.0f / (pi * std::pow(h, 6.0f));
     p.w_zero = p.w_norm * std::pow(h, 6.0f);
   }
+}
+
+// s_corr = -k (W(r) / W(dq))^n: 1 / W(dq), 0 where W(dq) vanishes. Needs p.w_norm.
+float scorr_inv_wdq(const SimParams& p, SmoothingKernel kernel, float scorr_dq, float h) {
+  const float dq = scorr_dq * h;
+  float wdq;
+  if (kernel == SmoothingKernel::CubicSpline) {
+    const float q = scorr_dq;
+    wdq = q <= 0.5f ? p.w_norm * (6 * q * q * (q - 1) + 1) : p.w_norm * 2 * std::pow(1 - q, 3.0f);
+  } else {
+    wdq = p.w_norm * std::pow(h * h - dq * dq, 3.0f);
+  }
+  return wdq > 0 ? 1.0f / wdq : 0.0f;
+}
+
+// Clay's bonds, plastic yield and wall adhesion (the last two zero for the other models).
+// Needs p.dt.
+void fill_clay(SimParams& p, const Material& m, float h, float d) {
+  const float br = m.bond_radius * h;
+  p.bond_radius2 = br * br;
+  p.bond_on_speed = m.bond_on_speed;
+  p.bond_off_speed = m.bond_off_speed;
+  p.bond_stretch = m.bond_stretch;
+  p.bond_stiffness = m.bond_stiffness;
+  p.clay_viscosity = m.clay_viscosity ? 1 : 0;
+  p.clay_bonds = m.clay_bonds ? 1 : 0;
+  p.clay_yield = m.model == MaterialModel::Clay ? m.yield_stress * p.dt * p.dt / m.rest_density : 0.0f;
+  p.clay_plastic_fraction = m.plastic_fraction;
+  // A stuck particle's pull: its share of the wall's tensile strength, stress x d^2, over a
+  // substep as a displacement (F dt^2 / m, m = rho0 d^3).
+  p.clay_adhesion = m.model == MaterialModel::Clay ? m.wall_adhesion * p.dt * p.dt / (m.rest_density * d) : 0.0f;
+}
+
+}  // namespace
+
+void FluidEngine::Impl::fill_params(double frame_dt) {
+  SimParams& p = params;
+  const Material& m = material;
+  const float d = cfg.particle_spacing;
+  fill_grid(p, cfg, h);
+  fill_smoothing_kernel(p, cfg.kernel, h);
   if (!(p.rest_volume > 0)) p.rest_volume = d * d * d;  // until calibrate() measures it
   p.rest_density = m.rest_density;
   p.mass = m.rest_density * p.rest_volume;
@@ -61,18 +112,7 @@ void FluidEngine::Impl::fill_params(double frame_dt) {
   p.epsilon = m.relaxation * (epsilon_scale > 0 ? epsilon_scale : 1.0f);
   // s_corr is added to the lambdas, so it is scaled like them (lambda ~ C / denominator).
   p.scorr_k = m.scorr_k / (epsilon_scale > 0 ? epsilon_scale : 1.0f);
-  {
-    // s_corr = -k (W(r) / W(dq))^n
-    const float dq = m.scorr_dq * h;
-    float wdq;
-    if (cfg.kernel == SmoothingKernel::CubicSpline) {
-      const float q = m.scorr_dq;
-      wdq = q <= 0.5f ? p.w_norm * (6 * q * q * (q - 1) + 1) : p.w_norm * 2 * std::pow(1 - q, 3.0f);
-    } else {
-      wdq = p.w_norm * std::pow(h * h - dq * dq, 3.0f);
-    }
-    p.scorr_inv_wdq = wdq > 0 ? 1.0f / wdq : 0.0f;
-  }
+  p.scorr_inv_wdq = scorr_inv_wdq(p, cfg.kernel, m.scorr_dq, h);
   p.scorr_n = 4;
   // Cohesion over the first shell, [(2 - sqrt 2) d, sqrt 2 d] around the rest spacing d (within h).
   const float shell = std::min(std::numbers::sqrt2_v<float> * d, h);
@@ -106,27 +146,9 @@ void FluidEngine::Impl::fill_params(double frame_dt) {
       cfg.hand.viscous_coupling && m.model == MaterialModel::Viscoelastic && !elastic_solid;
   p.ghost_viscosity = s.ghost_viscosity ? 1 : 0;
   p.conformation_yield = m.yield;
-  const float br = m.bond_radius * h;
-  p.bond_radius2 = br * br;
-  p.bond_on_speed = m.bond_on_speed;
-  p.bond_off_speed = m.bond_off_speed;
-  p.bond_stretch = m.bond_stretch;
-  p.bond_stiffness = m.bond_stiffness;
-  p.clay_viscosity = m.clay_viscosity ? 1 : 0;
-  p.clay_bonds = m.clay_bonds ? 1 : 0;
-  p.clay_yield = m.model == MaterialModel::Clay ? m.yield_stress * p.dt * p.dt / m.rest_density : 0.0f;
-  p.clay_plastic_fraction = m.plastic_fraction;
-  // A stuck particle's pull: its share of the wall's tensile strength, stress x d^2, over a
-  // substep as a displacement (F dt^2 / m, m = rho0 d^3).
-  p.clay_adhesion = m.model == MaterialModel::Clay ? m.wall_adhesion * p.dt * p.dt / (m.rest_density * d) : 0.0f;
+  fill_clay(p, m, h, d);
   p.ghost_max_speed = cfg.hand.max_speed;
   p.rest_neighbours = rest_neighbours;
-  p.domain_min[0] = cfg.domain_min.x;
-  p.domain_min[1] = cfg.domain_min.y;
-  p.domain_min[2] = cfg.domain_min.z;
-  p.domain_max[0] = cfg.domain_max.x;
-  p.domain_max[1] = cfg.domain_max.y;
-  p.domain_max[2] = cfg.domain_max.z;
   if (media) {
     media->configure(m, h, p.rest_volume, epsilon_scale, p.dt);
     s.media_fields = media->fields_active();
