@@ -488,7 +488,7 @@ inline float nearest_wall(float3 x, P_CONST P, float3* normal) {
 
 // The fluid volume a plane wall at distance d stands in for (the kernel's integral beyond the
 // wall), and its derivative: psi(d), area(d) = -dpsi/dd. Tabulated by the host from this
-// program's own W (fluid_engine.cpp, calibrate).
+// program's own W (fluid_params.cpp, calibrate).
 inline float2 wall_table(float d, P_CONST P) {
   if (d >= P->h) return (float2)(0.0f);
   const float t = fmax(d, 0.0f) / P->h * (float)(WALL_TABLE - 1);

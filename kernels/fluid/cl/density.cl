@@ -25,7 +25,7 @@
 // and vanishes at the second neighbours' sqrt 2 d, so s_corr and it cancel pair by pair on the
 // lattice at rest, at any surface (flat, edge, corner) and with no stress left inside. Its
 // strength c cancels s_corr's outward push on the top layer of a flat lattice at rest
-// (fluid_engine.cpp, balancing_cohesion). Macklin's two-sided constraint held the surface with
+// (fluid_params.cpp, balancing_cohesion). Macklin's two-sided constraint held the surface with
 // the under-dense layer's pull; ours is one-sided, so without this a free body swells.
 inline float8 cohesion8(float8 r2, float8 f, P_CONST P) {
   const float8 len = sqrt(fmax(r2, 1e-24f));

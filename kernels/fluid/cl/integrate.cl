@@ -9,7 +9,7 @@ inline float3 clamp_speed(float3 v, float max_speed) {
 
 // u* = u0 + dt g, x* = x0 + dt u*. Particles leaving the domain, or whose state is no longer
 // finite, are flagged dead (removed at the next sort). The walls' contact is zeroed after the
-// sort (fluid_engine.cpp, substep), which reorders the particles but not their contacts.
+// sort (fluid_step.cpp, substep), which reorders the particles but not their contacts.
 __kernel void predict(int n, __global float4* x, __global float4* x0, __global float4* v,
                       __global uint* flags, P_CONST P) {
   const int i = get_global_id(0);
