@@ -216,9 +216,11 @@ __kernel void pbf_apply(int n, __global const float4* x, __global float4* x_out,
   // between ghosts d apart sits 0.7 d from each, out of their reach, and water seeps in (a palm
   // lowered into a pool took in about a particle per mm). More than R behind the plane the
   // particle is not at this ghost's surface (across a finger from it: a full ghost list may miss
-  // the ghosts on its own side). At most R a sweep, as the radial push.
+  // the ghosts on its own side). At most R a sweep, as the radial push. A particle whose ghost
+  // list is full takes the radial push: the nearest ghost it lists need not be the nearest (with
+  // ghosts 4 mm apart in lists of 32 the plane flung one out of the domain).
   const float rr = P->contact_radius;
-  const bool closed = P->closed_contact != 0;
+  const bool closed = P->closed_contact != 0 && gcount[i] <= (uint)P->max_ghost_neighbours;
   float best = closed ? 4.0f * rr * rr : rr * rr;
   uint hit = INVALID_INDEX;
   for (uint k = 0; k < gc; ++k) {
