@@ -57,6 +57,7 @@ typedef struct {
   float xsph, vorticity, wall_friction, wall_restitution;
   float hand_friction, contact_radius;
   int density_coupling;
+  int closed_contact;
   int shape_count;
   // clay
   float bond_radius2, bond_on_speed, bond_off_speed, bond_stretch;

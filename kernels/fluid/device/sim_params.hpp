@@ -48,6 +48,7 @@ struct SimParams {
   float xsph, vorticity, wall_friction, wall_restitution;
   float hand_friction, contact_radius;
   std::int32_t density_coupling;
+  std::int32_t closed_contact;  // hand contact with the nearest ghost's plane (density.cl)
   std::int32_t shape_count;
   // clay
   float bond_radius2, bond_on_speed, bond_off_speed, bond_stretch;
@@ -74,6 +75,6 @@ struct SimParams {
 };
 
 static_assert(sizeof(ShapeParams) == 48);
-static_assert(sizeof(SimParams) == 4 * 70 + kMaxShapes * 48 + 2 * 4 * kWallTable);  // checked against the device at start-up
+static_assert(sizeof(SimParams) == 4 * 71 + kMaxShapes * 48 + 2 * 4 * kWallTable);  // checked against the device at start-up
 
 }  // namespace sonoflow::fluid
