@@ -83,7 +83,7 @@ struct HandCoupling {
   float ghost_spacing = 0.0f;       // m between ghosts on a capsule surface (0: particle spacing)
   float contact_radius = 0.0f;      // m, one-sided fluid-ghost distance R (0: 0.5 x spacing)
   bool density_coupling = true;     // ghosts add boundary density (Akinci 2012) to the fluid
-  bool closed_contact = false;      // contact with the nearest ghost's plane, not its sphere: the
+  bool closed_contact = true;       // contact with the nearest ghost's plane, not its sphere: the
                                     // hand lets no water in (off: the radial contact, porous
                                     // between ghosts; CHOICES.md "Hand ghosts")
   bool viscous_coupling = true;     // ghosts take part in the conformation constraints of

@@ -182,7 +182,11 @@ TEST(Hand, PressureIsOrderedHoneyCreamWater) {
   EXPECT_GT(honey.force, 1.1 * cream.force);
   EXPECT_GT(water.palm_pressure, 0.0);
   EXPECT_GT(cream.palm_pressure, 1.5 * water.palm_pressure);
-  EXPECT_GT(honey.palm_pressure, 1.1 * cream.palm_pressure);
+  // The issue asks for the order. With the closed hand (since handstill; the radial contact let
+  // water into the hand) honey's palm pressure is 1.07 x cream's (the radial hand's was 1.44 x,
+  // its pressures 0.12-0.25 of hydrostatic): part of honey's extra force is the no-slip hand's
+  // shear, which the array-facing pressure does not carry (the forces keep 1.30 x).
+  EXPECT_GT(honey.palm_pressure, 1.05 * cream.palm_pressure);
 }
 
 // Thesis fig. 6.7: "with a more plastic material, contact forces are smaller under the same user
@@ -449,8 +453,9 @@ TEST(Hand, NoSlipSweepThroughHoneyAtTenMetresPerSecondIsSafe) {
 
 // Viscous coupling makes the hand no-slip in a viscous medium: the fluid's drag on a palm moving
 // through honey then grows with speed like viscous drag (here about in proportion), while
-// without it only the fluid's pressure on the hand's leading side resists (it barely doubles
-// for five times the speed). Water has no conformation constraints: coupling changes nothing.
+// without it only the fluid's pressure on the hand's leading side resists, which grows about half
+// as fast (no-slip 4.9 x for five times the speed, without coupling 2.5 x; the radial hand, porous,
+// 5.4 x and 2.4 x). Water has no conformation constraints: coupling changes nothing.
 double drag(const char* preset, bool coupling, float speed) {
   const auto lib = MaterialLibrary::load(SONOFLOW_MATERIALS_DIR);
   EXPECT_TRUE(lib);
@@ -491,7 +496,7 @@ TEST(Hand, NoSlipHandFeelsViscousDragInHoney) {
               " water at 0.2 m/s %.3f / %.3f N\n", slow, fast, slow_slip, fast_slip, water_slow, water_slip);
   EXPECT_GT(slow, 0.0);
   EXPECT_GT(fast / slow, 3.5) << "viscous drag grows with speed";
-  EXPECT_LT(fast_slip / slow_slip, 2.5);
+  EXPECT_GT(fast / slow, 1.5 * (fast_slip / slow_slip)) << "the coupling is what makes it viscous";
   EXPECT_GT(fast, 2.0 * fast_slip);
   EXPECT_DOUBLE_EQ(water_slow, water_slip);
 }
@@ -857,7 +862,7 @@ FluidConfig still_water(bool density_coupling) {
   FluidConfig c = pool_config();
   if (lib && lib->find("water") != nullptr) c.material = *lib->find("water");
   c.hand.density_coupling = density_coupling;
-  c.hand.closed_contact = true;  // radially the hand lets the water in (bench/RESULTS.md)
+  // the default (hand.closed_contact): radially the hand lets the water in (bench/RESULTS.md)
   return c;
 }
 
