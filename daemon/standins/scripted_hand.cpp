@@ -51,9 +51,9 @@ HandPose ScriptedHand::pose_at(std::int64_t t_ns) const noexcept {
 bool ScriptedHand::poll(HandFrame& out) noexcept {
   const std::int64_t now = clock_.now_ns();
   if (now < next_frame_ns_) return false;
-  const std::int64_t capture = next_frame_ns_;
-  // Skip missed frames (a late poll returns the newest, not a burst).
-  next_frame_ns_ += ((now - next_frame_ns_) / period_ns_ + 1) * period_ns_;
+  // A late poll returns the newest frame due, not a burst of the missed ones (nor the oldest).
+  const std::int64_t capture = next_frame_ns_ + (now - next_frame_ns_) / period_ns_ * period_ns_;
+  next_frame_ns_ = capture + period_ns_;
   if (stalled_.load(std::memory_order_relaxed)) return false;
   out.frame_id = ++frame_id_;
   out.capture_time_ns = capture;
