@@ -68,7 +68,8 @@ Pipeline::Pipeline(const Config& config, rt::Clock& clock, PipelineParts parts,
     : config_(config), clock_(clock), parts_(parts), status_(status),
       links_(std::make_unique<Links>()),
       publish_period_ns_(period_of(config.status.update_hz)) {
-  tracker_ = std::make_unique<TrackerStage>(parts.hands, *links_, 1'000'000);
+  tracker_ = std::make_unique<TrackerStage>(parts.hands, *links_, 1'000'000,
+                                            haptic_timing_from(config).stale_after_ns);
   fluid_ = std::make_unique<FluidStage>(parts.fluid, *links_, clock, period_of(config.fluid.rate_hz));
   haptic_ = std::make_unique<HapticStage>(parts.renderer, *links_, clock, haptic_timing_from(config));
   StreamSettings stream;

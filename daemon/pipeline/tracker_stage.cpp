@@ -2,7 +2,8 @@
 
 namespace sonoflow::daemon {
 
-void TrackerStage::tick(const rt::LoopTick&) noexcept {
+void TrackerStage::tick(const rt::LoopTick& tick) noexcept {
+  bool fresh = false;
   while (source_.poll(frame_)) {
     ++frames_;
     if (last_id_ != 0 && frame_.frame_id > last_id_ + 1) dropped_ += frame_.frame_id - last_id_ - 1;
@@ -11,9 +12,16 @@ void TrackerStage::tick(const rt::LoopTick&) noexcept {
     hands_ = frame_.hand_count;
     last_capture_ns_ = frame_.capture_time_ns;
     if (!links_.hands_to_fluid.push(frame_)) ++dropped_;
-    links_.hand_to_haptic.write(frame_);
     if (links_.recording.load(std::memory_order_relaxed)) links_.trace_hands.push(frame_);
+    // A frame received longer ago than the haptic stage's staleness bound waited in the source
+    // while this stage did not run (the daemon builds the fluid's kernels after starting the
+    // tracker; any stall of this thread): rendering it would stamp a block with a capture
+    // seconds old. The fluid's ring still gets it (its history keeps only the newest frames).
+    fresh = tick.wake_ns - frame_.receive_time_ns <= stale_after_ns_;
+    if (!fresh) ++stale_;
   }
+  // The haptic thread renders the newest frame only: never an older one of a drained batch.
+  if (fresh) links_.hand_to_haptic.write(frame_);
 }
 
 void TrackerStage::publish(status::StatusRegion& region, std::int64_t now_ns) noexcept {
