@@ -214,7 +214,9 @@ int main(int argc, char** argv) {
       return kExitNoDevice;
     }
   }
-  if (const std::string failed = devices->bring_up(); !failed.empty()) {
+  // The tracker streams only once the stages are about to run (below): the fluid's kernels may
+  // take seconds to build, and frames received meanwhile would be seconds old when drained.
+  if (const std::string failed = devices->bring_up(false); !failed.empty()) {
     log_line(LogLevel::Error, "devices",
              "%s: the array (USB 1209:5F01%s%s) or tracker (1209:5F02) is missing or not answering; "
              "'devices.emulate' = false needs both connected (or run with --emulate)",
@@ -288,6 +290,10 @@ int main(int argc, char** argv) {
   control->set_recorder(&recorder);
   // Recording from the first tick on makes the whole session replayable bit for bit.
   if (config.recorder.record_at_start) recorder.start();
+  if (const std::string failed = devices->start_tracker_stream(); !failed.empty()) {
+    log_line(LogLevel::Error, "devices", "%s: the tracker (1209:5F02) stopped answering", failed.c_str());
+    return kExitNoDevice;
+  }
   pipeline.start_threads();
   recorder.set_origin(pipeline.start_ns());
   recorder.start_thread();
