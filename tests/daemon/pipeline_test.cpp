@@ -104,8 +104,9 @@ TEST(Pipeline, SixtySecondsOfStirringWithZeroUnderruns) {
 
 // The daemon opens its devices before it builds the fluid's kernels (seconds on a cold kernel
 // cache): the tracker's first poll comes late, and must return the newest frame, captured within
-// a tracker period, not the one due when the tracker opened. (The emulated tracker returned the
-// latter: a fresh machine's first `make demo` showed a hand->array latency of 5.6 s.)
+// a tracker period, not the one due when the tracker opened (the ScriptedHand standin returned
+// the latter; the demo's 5-6 s latency came through the drivers instead: PipelineOnDevices.
+// FramesQueuedDuringAStartUpStallAreNeverRendered).
 TEST(Pipeline, ATrackerPolledLateDeliversItsNewestFrame) {
   Rig rig;
   rig.clock.advance(5 * kSec);  // the kernels build
