@@ -100,11 +100,12 @@ TEST(PipelineOnDevices, SixtySecondsThroughTheDriversWithZeroUnderruns) {
   EXPECT_LT(latency.p99_ns, 25 * kMs);
 }
 
-// The daemon starts the tracker's stream, then builds the fluid's kernels (5 s on a cold PoCL
-// cache) before its stages run. Meanwhile the USB thread keeps receiving frames: the driver's
-// ring fills with the stream's first 32 frames and refuses the rest. The first tracker tick then
-// drains frames received seconds ago; none may reach the haptic thread (a fresh machine's first
-// `make demo` showed one hand->array latency of 5.1-5.8 s: the block stamped with frame 32).
+// The tracker streams while the stages do not run yet (sonoflowd built the fluid's kernels there,
+// 5 s on a cold PoCL cache; or any stall of the tracker thread). Meanwhile the USB thread keeps
+// receiving frames: the driver's ring fills with the stream's first 32 frames and refuses the
+// rest. The first tracker tick then drains frames received seconds ago; none may reach the haptic
+// thread (a fresh machine's first `make demo` showed one hand->array latency of 5.1-5.8 s: the
+// block stamped with frame 32).
 TEST(PipelineOnDevices, FramesQueuedDuringAStartUpStallAreNeverRendered) {
   DeviceRig rig;
   for (int i = 0; i < 5000; ++i) {  // the kernels build; only the transports run
