@@ -335,7 +335,11 @@ __kernel void conf_vel_apply(int n, __global const float4* x, __global const flo
   const float3 u =
       v[i].xyz + conformation_correction(i, n, x, nbr, ncount, pair, s_i, density, dlambda, 0, P);
   if (!chebyshev) {  // plain Jacobi: the walls' velocity condition on the iterate
-    v_out[i] = (float4)(wall_velocity(x0[i].xyz + P->dt * u, u, P), 0.0f);
+    const float3 held = wall_velocity(x0[i].xyz + P->dt * u, u, P);
+    // What the condition took off is the walls' push too: summed, for the statistics' wall force
+    // (a resting floor holds its particles here, before any position sweep has to).
+    wall[i] += (float4)(held - u, 0.0f);
+    v_out[i] = (float4)(held, 0.0f);
     return;
   }
   // Accelerated: the walls' push w_i (the velocity they add in this phase) is a one-sided
@@ -388,12 +392,13 @@ __kernel void conf_vel_turn(int n, __global const uint* flags, __global const fl
   turn[i] = (float4)(wx.s0, wy.s0, wz.s0, 0.0f);
 }
 
-// u += the turns, then the walls' velocity condition again.
+// u += the turns, then the walls' velocity condition again (what it takes off added to the
+// walls' push, as in conf_vel_apply's plain sweeps).
 __kernel void conf_vel_turn_apply(int n, __global const float4* x, __global const float4* x0,
                                   __global const float4* v, __global float4* v_out,
                                   __global const uint* flags, __global const uint* nbr,
                                   __global const uint* ncount, __global const float4* turn,
-                                  P_CONST P) {
+                                  P_CONST P, __global float4* wall) {
   const int i = get_global_id(0);
   if (i >= n) return;
   if (flags[i] & FLAG_DEAD) {
@@ -401,7 +406,9 @@ __kernel void conf_vel_turn_apply(int n, __global const float4* x, __global cons
     return;
   }
   const float3 u = v[i].xyz + turn_sum(i, n, x, nbr, ncount, turn, P);
-  v_out[i] = (float4)(wall_velocity(x0[i].xyz + P->dt * u, u, P), 0.0f);
+  const float3 held = wall_velocity(x0[i].xyz + P->dt * u, u, P);
+  wall[i] += (float4)(held - u, 0.0f);
+  v_out[i] = (float4)(held, 0.0f);
 }
 
 // x** = x* + dt (u** - u*) = x0 + dt u**.
