@@ -88,7 +88,7 @@ Status FluidEngine::Impl::allocate() {
   field(s.bond_rest, kMaxBonds);
   s.params = make_buffer(ctx, sizeof(SimParams), err);
   for (cl::Buffer* b : {&s.density, &s.lambda, &s.lambda_sum}) *b = make_buffer(ctx, cap * 4, err);
-  for (cl::Buffer* b : {&s.ghost_contact, &s.omega, &s.wall_push}) *b = make_buffer(ctx, cap * 16, err);
+  for (cl::Buffer* b : {&s.ghost_contact, &s.omega}) *b = make_buffer(ctx, cap * 16, err);
   s.contact = make_buffer(ctx, cap * 32, err);  // WallContact (common.cl): load, friction
   s.nbr = make_buffer(ctx, cap * 4 * static_cast<std::size_t>(s.max_neighbours), err);
   s.nbr_count = make_buffer(ctx, cap * 4, err);

@@ -27,7 +27,6 @@ void FluidEngine::Impl::substep(float s0, float s1) {
   media->begin_substep(L, s);
 
   SolverContext ctx{s, L, material};
-  s.wall_push_live = false;  // set by a velocity phase that runs
   for (auto& set : sets)
     if (set->active(material)) set->begin_substep(ctx);
   media->velocity_phase(L, s);
@@ -140,7 +139,7 @@ void FluidEngine::step_frame(const HandFrame& newest, const HandFrame* previous,
   // Read-back: statistics and the ghosts' impulses; nothing else leaves the device.
   L.run(m.stats_kernel, kStatLanes, m.s.n, m.s.x.a, m.s.v.a, m.s.flags.a, m.s.density,
         m.s.nbr_count, m.s.lambda_sum, m.s.contact, m.s.params, m.s.stats, m.s.media_weight,
-        m.s.gnbr_count, m.s.ng, m.s.g_flags, m.s.wall_push, m.s.wall_push_live ? 1 : 0);
+        m.s.gnbr_count, m.s.ng, m.s.g_flags);
   L.record(q.enqueueReadBuffer(m.s.stats, CL_FALSE, 0, m.stats_host.size() * 4, m.stats_host.data()));
   m.media->enqueue_stats(L, m.s);
   if (m.s.ng > 0) {

@@ -336,8 +336,7 @@ __kernel void conf_vel_apply(int n, __global const float4* x, __global const flo
       v[i].xyz + conformation_correction(i, n, x, nbr, ncount, pair, s_i, density, dlambda, 0, P);
   if (!chebyshev) {  // plain Jacobi: the walls' velocity condition on the iterate
     const float3 held = wall_velocity(x0[i].xyz + P->dt * u, u, P);
-    // What the condition took off is the walls' push too: summed, for the statistics' wall force
-    // (a resting floor holds its particles here, before any position sweep has to).
+    // What the condition took off is the walls' push too: summed, for the wall load (conf_vel_finish).
     wall[i] += (float4)(held - u, 0.0f);
     v_out[i] = (float4)(held, 0.0f);
     return;
@@ -411,11 +410,18 @@ __kernel void conf_vel_turn_apply(int n, __global const float4* x, __global cons
   v_out[i] = (float4)(held, 0.0f);
 }
 
-// x** = x* + dt (u** - u*) = x0 + dt u**.
+// x** = x* + dt (u** - u*) = x0 + dt u**. The walls' push w moved the particle by dt w: that
+// is its wall load as much as the position sweeps' projections are (a resting floor holds its
+// particles here, before any sweep has to), so it goes into the contact's load, which the wall
+// friction (mu x load), the restitution's contact and the statistics' wall force all read
+// (bench/RESULTS.md, honeyfloor, velfriction). The contact was reset before this phase.
 __kernel void conf_vel_finish(int n, __global float4* x, __global const float4* x0,
-                              __global const float4* v, __global const uint* flags, P_CONST P) {
+                              __global const float4* v, __global const uint* flags, P_CONST P,
+                              __global const float4* wall, __global WallContact* contact) {
   const int i = get_global_id(0);
   if (i >= n) return;
   if (flags[i] & FLAG_DEAD) return;
   x[i] = (float4)(x0[i].xyz + P->dt * v[i].xyz, 0.0f);
+  const float3 moved = P->dt * wall[i].xyz;
+  if (any(moved != 0.0f)) contact[i].load += (float4)(moved, norm3(moved));
 }

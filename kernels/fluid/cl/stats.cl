@@ -8,8 +8,7 @@ __kernel void reduce_stats(int n, __global const float4* x, __global const float
                            __global const uint* ncount, __global const float* lambda_sum,
                            __global const WallContact* contact, P_CONST P, __global float* out,
                            __global const float2* weight, __global const uint* gcount, int ng,
-                           __global const uint* gflags, __global const float4* push,
-                           int pushed) {
+                           __global const uint* gflags) {
   const int lane = get_global_id(0);
   if (lane >= STAT_LANES) return;
   float s[STAT_WORDS];
@@ -41,16 +40,12 @@ __kernel void reduce_stats(int n, __global const float4* x, __global const float
     if (ncount[i] > (uint)P->max_neighbours) s[17] += 1.0f;
     if (gcount[i] > (uint)P->max_ghost_neighbours) s[23] += 1.0f;
     s[18] = fmax(s[18], -P->rest_density * lambda_sum[i] * P->inv_dt * P->inv_dt);
-    // The walls' push on this particle over the last substep, as a force: the position sweeps'
-    // m dx / dt^2 and, where a velocity phase ran (viscoelastic), its m du / dt (x** = x0 +
-    // dt u**, so du moved the particle by dt du: a floor that holds resting honey does it there,
-    // and the sweeps' projections alone carried 0.55-0.90 of the weight; bench/RESULTS.md,
-    // honeyfloor).
     const float4 c = contact[i].load;
-    const float3 w = pushed ? push[i].xyz : (float3)(0.0f);
-    if (c.w > 0.0f || any(w != 0.0f)) {
+    if (c.w > 0.0f) {
       s[19] += 1.0f;
-      const float3 f = (mass * P->inv_dt) * (P->inv_dt * c.xyz + w);
+      // The walls' push on this particle over the last substep, as a force m dx / dt^2 (the
+      // position sweeps' projections and the velocity phase's push, conf_vel_finish).
+      const float3 f = (mass * P->inv_dt * P->inv_dt) * c.xyz;
       s[20] += f.x;
       s[21] += f.y;
       s[22] += f.z;

@@ -37,6 +37,7 @@ Expected<std::unique_ptr<ConstraintSet>> Conformation::create(const ClRuntime& r
   if (err == CL_SUCCESS) set->psums_ = cl::Buffer(rt.context(), CL_MEM_READ_WRITE, kSumPlanes * plane_bytes, nullptr, &err);
   if (err == CL_SUCCESS) set->turn_ = cl::Buffer(rt.context(), CL_MEM_READ_WRITE, cap * 16, nullptr, &err);
   if (err == CL_SUCCESS) set->vturn_ = cl::Buffer(rt.context(), CL_MEM_READ_WRITE, cap * 64, nullptr, &err);
+  if (err == CL_SUCCESS) set->wall_ = cl::Buffer(rt.context(), CL_MEM_READ_WRITE, cap * 16, nullptr, &err);
   if (err == CL_SUCCESS) set->wall_prev_ = cl::Buffer(rt.context(), CL_MEM_READ_WRITE, cap * 32, nullptr, &err);
   if (err == CL_SUCCESS) set->lambda_prev_ = cl::Buffer(rt.context(), CL_MEM_READ_WRITE, cap * 32, nullptr, &err);
   if (err == CL_SUCCESS) set->reaction_lambda_ = cl::Buffer(rt.context(), CL_MEM_READ_WRITE, cap * 32, nullptr, &err);
@@ -52,7 +53,7 @@ void Conformation::begin_substep(SolverContext& ctx) {
   // Rotations at identity, both multiplier sets at zero (x = x0 at the substep's start).
   const int n = ctx.s.n;
   ctx.launch.run(begin_, (n + 7) / 8 * 8, n, static_cast<cl_int>(plane_), rot_, plambda_, lambda_,
-                  ctx.s.wall_push);
+                  wall_);
 }
 
 void Conformation::velocity_phase(SolverContext& ctx) {
@@ -87,21 +88,20 @@ void Conformation::velocity_phase(SolverContext& ctx) {
           vconst_, s.params, lambda_, dlambda_, lambda_prev_, chebyshev, omega, reaction_lambda_,
           write_reaction);
     L.run(vel_apply_, s.n, s.n, s.x.a, s.x0.a, s.v.a, s.v.b, s.flags.a, s.nbr, s.nbr_count,
-          s.pair, vconst_, s.density, dlambda_, s.params, s.wall_push, wall_prev_, chebyshev, omega);
+          s.pair, vconst_, s.density, dlambda_, s.params, wall_, wall_prev_, chebyshev, omega);
     s.v.swap();
   }
   if (s.torque_free) {  // the turns that make the phase's corrections torque-free
     L.run(vel_turn_, s.n, s.n, s.flags.a, lambda_, vconst_, vturn_, s.params, turn_);
     L.run(vel_turn_apply_, s.n, s.n, s.x.a, s.x0.a, s.v.a, s.v.b, s.flags.a, s.nbr, s.nbr_count,
-          turn_, s.params, s.wall_push);
+          turn_, s.params, wall_);
     s.v.swap();
   }
   if (coupled) {  // the ghosts' share of every sweep at once (constant Jacobians), as m du
     L.run(reaction_, s.ng, s.ng, s.xg, s.g_flags, s.g_nbr, s.g_nbr_count, s.x.a, s.g_volume,
           reaction_lambda_, 1.0f, s.params, s.g_impulse);
   }
-  L.run(vel_finish_, s.n, s.n, s.x.a, s.x0.a, s.v.a, s.flags.a, s.params);
-  s.wall_push_live = true;  // s.wall_push holds the walls' push of this phase (the statistics')
+  L.run(vel_finish_, s.n, s.n, s.x.a, s.x0.a, s.v.a, s.flags.a, s.params, wall_, s.contact);
 }
 
 void Conformation::project(SolverContext& ctx) {

@@ -24,7 +24,7 @@ class Conformation final : public ConstraintSet {
       pos_sums_, pos_solve_,
       pos_apply_, reaction_, update_, begin_;
   cl::Buffer lambda_, dlambda_, rot_, spin_, vconst_, pconst_, turn_, vturn_, psums_, plambda_, lambda_prev_,
-      wall_prev_,  // the walls' push (s.wall_push) and u - w of the accelerated sweep before
+      wall_, wall_prev_,  // the walls' push in the velocity phase (to the wall load), and the sweep before's
       reaction_lambda_;  // (beta dt / n_i) lambda_i after the velocity sweeps, for the ghosts
   std::size_t plane_ = 0;  // floats per plane of rot_, plambda_, psums_ (capacity, padded to 8)
 };

@@ -38,10 +38,6 @@ struct DeviceState {
   int capacity = 0;
   Field x, x0, v, id, flags, conf, anchor, bond_id, bond_rest;
   cl::Buffer density, lambda, lambda_sum, contact, ghost_contact, omega;
-  // The walls' push in the velocity phase (float4: the velocity they added, conformation_velocity.cl),
-  // for the statistics' wall force; live only in a substep whose velocity phase ran.
-  cl::Buffer wall_push;
-  bool wall_push_live = false;
   cl::Buffer nbr, nbr_count;    // fluid -> fluid
   cl::Buffer pair;              // float2 per fluid -> fluid entry (nbr layout): scratch that a
                                 // constraint set fills and reads back within one of its phases

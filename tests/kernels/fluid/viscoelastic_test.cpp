@@ -749,5 +749,65 @@ TEST(Viscoelastic, FloorCarriesTheWeightOfHoneyAtRest) {
   }
 }
 
+// Coulomb at the floor (thesis 6.1.4): a 6 cm block of honey on a 30 deg incline (a floor
+// plane, gravity tilted), wall friction mu. The floor holds honey up in the velocity phase (its
+// velocity condition, before any position sweep must push), so that push is the normal load of
+// the friction (mu x load) as much as the sweeps' projections are. Returns the block's mean
+// downhill speed after 1 s and that of its base layer (the particles within one spacing of the
+// floor), m/s.
+struct Slide {
+  double mean = 0;  // m/s downhill, all particles
+  double base = 0;  // m/s downhill, the base layer
+  int kept = 0;
+};
+
+constexpr double kIncline = 30.0 * std::numbers::pi / 180.0;
+
+Slide honey_on_an_incline(float mu) {
+  Material m = honey_preset();
+  m.wall_friction = mu;
+  FluidConfig c = config(0.01f, m);
+  c.domain_min = {-2.5f, -0.2f, -0.05f};  // downhill is -x: 2.45 m in 1 s without friction
+  c.domain_max = {0.2f, 0.2f, 0.3f};
+  c.gravity = {static_cast<float>(-9.81 * std::sin(kIncline)), 0.0f,
+               static_cast<float>(-9.81 * std::cos(kIncline))};
+  auto e = make_engine(c);
+  Slide r;
+  if (!e) return r;
+  Scene s;
+  s.shapes.push_back(Shape::plane({0, 0, 0}, {0, 0, 1}));
+  s.blocks.push_back({{-0.03f, -0.03f, 0.0f}, {0.03f, 0.03f, 0.06f}});
+  EXPECT_FALSE(e->load_scene(s));
+  r.kept = run(*e, 90).particles;  // 1 s
+  const ParticleSnapshot p = snapshot(*e);
+  int nb = 0;
+  for (std::size_t k = 0; k < p.velocity.size(); ++k) {
+    r.mean -= p.velocity[k].x;
+    if (p.position[k].z < 0.01f) {
+      r.base -= p.velocity[k].x;
+      ++nb;
+    }
+  }
+  r.mean /= std::max<std::size_t>(p.velocity.size(), 1);
+  r.base /= std::max(nb, 1);
+  return r;
+}
+
+TEST(Viscoelastic, HoneyOnAnInclineSlidesAsCoulombSays) {
+  for (const float mu : {0.3f, 0.5f}) {  // < tan 30 = 0.577: slides
+    const Slide sl = honey_on_an_incline(mu);
+    const double coulomb = 9.81 * (std::sin(kIncline) - mu * std::cos(kIncline)) * 1.0;
+    std::printf("honey on a 30 deg incline, mu %.1f: %.3f m/s downhill after 1 s (base %.3f), "
+                "Coulomb %.3f\n", mu, sl.mean, sl.base, coulomb);
+    EXPECT_EQ(sl.kept, 216);
+    EXPECT_NEAR(sl.mean, coulomb, 0.03 * coulomb) << "mu " << mu;
+  }
+  const Slide held = honey_on_an_incline(1.0f);  // > tan 30: holds
+  std::printf("honey on a 30 deg incline, mu 1.0: %.4f m/s downhill after 1 s, base %.4f m/s\n",
+              held.mean, held.base);
+  EXPECT_EQ(held.kept, 216);
+  EXPECT_LT(std::abs(held.base), 0.01);
+}
+
 }  // namespace
 }  // namespace sonoflow::fluid::test
