@@ -750,14 +750,16 @@ TEST(Viscoelastic, FloorCarriesTheWeightOfHoneyAtRest) {
 }
 
 // Coulomb at the floor (thesis 6.1.4): a 6 cm block of honey on a 30 deg incline (a floor
-// plane, gravity tilted), wall friction mu. The floor holds honey up in the velocity phase (its
-// velocity condition, before any position sweep must push), so that push is the normal load of
-// the friction (mu x load) as much as the sweeps' projections are. Returns the block's mean
-// downhill speed after 1 s and that of its base layer (the particles within one spacing of the
-// floor), m/s.
+// plane, gravity tilted). The floor holds honey up in the velocity phase (its velocity
+// condition, before any position sweep must push), so that push is the normal load of the wall
+// friction (mu x load) as much as the sweeps' projections are. The block settles 0.5 s held by
+// mu = 1 (> tan 30), then the friction is set to `mu` live: what it gains in the next second is
+// the experiment (settling first: a block put down at rest gains 0.1 m/s in its first 0.1 s
+// while its column settles onto the floor, which then loads the floor beyond its weight and the
+// surplus friction is not used). Mean downhill speeds, m/s.
 struct Slide {
-  double mean = 0;  // m/s downhill, all particles
-  double base = 0;  // m/s downhill, the base layer
+  double gain = 0;  // all particles, over the second after the release
+  double base = 0;  // the base layer (within one spacing of the floor), at its end
   int kept = 0;
 };
 
@@ -765,9 +767,9 @@ constexpr double kIncline = 30.0 * std::numbers::pi / 180.0;
 
 Slide honey_on_an_incline(float mu) {
   Material m = honey_preset();
-  m.wall_friction = mu;
+  m.wall_friction = 1.0f;
   FluidConfig c = config(0.01f, m);
-  c.domain_min = {-2.5f, -0.2f, -0.05f};  // downhill is -x: 2.45 m in 1 s without friction
+  c.domain_min = {-2.0f, -0.2f, -0.05f};  // downhill is -x
   c.domain_max = {0.2f, 0.2f, 0.3f};
   c.gravity = {static_cast<float>(-9.81 * std::sin(kIncline)), 0.0f,
                static_cast<float>(-9.81 * std::cos(kIncline))};
@@ -778,35 +780,50 @@ Slide honey_on_an_incline(float mu) {
   s.shapes.push_back(Shape::plane({0, 0, 0}, {0, 0, 1}));
   s.blocks.push_back({{-0.03f, -0.03f, 0.0f}, {0.03f, 0.03f, 0.06f}});
   EXPECT_FALSE(e->load_scene(s));
-  r.kept = run(*e, 90).particles;  // 1 s
-  const ParticleSnapshot p = snapshot(*e);
-  int nb = 0;
-  for (std::size_t k = 0; k < p.velocity.size(); ++k) {
-    r.mean -= p.velocity[k].x;
-    if (p.position[k].z < 0.01f) {
-      r.base -= p.velocity[k].x;
-      ++nb;
+  auto downhill = [&](double* base) {
+    const ParticleSnapshot p = snapshot(*e);
+    double all = 0, low = 0;
+    int nb = 0;
+    for (std::size_t k = 0; k < p.velocity.size(); ++k) {
+      all -= p.velocity[k].x;
+      if (p.position[k].z < 0.01f) {
+        low -= p.velocity[k].x;
+        ++nb;
+      }
     }
-  }
-  r.mean /= std::max<std::size_t>(p.velocity.size(), 1);
-  r.base /= std::max(nb, 1);
+    if (base) *base = low / std::max(nb, 1);
+    return all / std::max<std::size_t>(p.velocity.size(), 1);
+  };
+  run(*e, 45);  // settled, held
+  m.wall_friction = mu;
+  EXPECT_FALSE(e->set_material(m));
+  const double before = downhill(nullptr);
+  r.kept = run(*e, 90).particles;  // 1 s
+  r.gain = downhill(&r.base) - before;
   return r;
 }
 
+// With mu < tan 30 the block slides as Coulomb says: it gains g (sin 30 - mu cos 30) t. Measured
+// 2.355 / 0.655 m/s at mu 0.3 / 0.5 (Coulomb 2.356 / 0.657); tolerance 0.01 g cos 30 t
+// (0.085 m/s: the friction force within 1 % of M g cos 30). With mu > tan 30 it holds: the base
+// layer 1.5 s in under 5 mm/s (measured 1.7; 0.1 % of g sin 30 t). Without the velocity phase's
+// push in the load (main before velfriction) the block gained 3.55 / 2.63 m/s and mu = 1 let
+// the base slide at 0.45 m/s.
 TEST(Viscoelastic, HoneyOnAnInclineSlidesAsCoulombSays) {
+  const double tolerance = 0.01 * 9.81 * std::cos(kIncline);
   for (const float mu : {0.3f, 0.5f}) {  // < tan 30 = 0.577: slides
     const Slide sl = honey_on_an_incline(mu);
     const double coulomb = 9.81 * (std::sin(kIncline) - mu * std::cos(kIncline)) * 1.0;
-    std::printf("honey on a 30 deg incline, mu %.1f: %.3f m/s downhill after 1 s (base %.3f), "
-                "Coulomb %.3f\n", mu, sl.mean, sl.base, coulomb);
+    std::printf("honey on a 30 deg incline, mu %.1f: gains %.4f m/s downhill in 1 s (base ends at "
+                "%.4f), Coulomb %.4f\n", mu, sl.gain, sl.base, coulomb);
     EXPECT_EQ(sl.kept, 216);
-    EXPECT_NEAR(sl.mean, coulomb, 0.03 * coulomb) << "mu " << mu;
+    EXPECT_NEAR(sl.gain, coulomb, tolerance) << "mu " << mu;
   }
   const Slide held = honey_on_an_incline(1.0f);  // > tan 30: holds
-  std::printf("honey on a 30 deg incline, mu 1.0: %.4f m/s downhill after 1 s, base %.4f m/s\n",
-              held.mean, held.base);
+  std::printf("honey on a 30 deg incline, mu 1.0: gains %.4f m/s in 1 s, base at %.4f m/s\n",
+              held.gain, held.base);
   EXPECT_EQ(held.kept, 216);
-  EXPECT_LT(std::abs(held.base), 0.01);
+  EXPECT_LT(std::abs(held.base), 0.005);
 }
 
 }  // namespace
