@@ -581,7 +581,9 @@ inline float3 wall_push(float3 x, float3 w, P_CONST P) {
 // A particle's contact with the walls over one substep (reset after the sort). load: the walls'
 // corrections summed over the sweeps, as a vector (xyz: the normal load of the friction, and
 // the wall force in the statistics) and a length (w). friction: the net tangential correction
-// the wall friction has made so far this substep (xyz; w unused).
+// the wall friction has made so far this substep (xyz); w: the approach speed along the walls'
+// normal that the velocity phase's walls took off (conf_vel_finish; 0: none, the restitution
+// then reads v).
 typedef struct {
   float4 load;
   float4 friction;
@@ -607,7 +609,7 @@ inline float3 wall_friction(float3 p, WallContact* c, float3 anchor, P_CONST P, 
   const float limit = P->wall_friction * load;
   *sliding = tl > limit;
   const float3 net = *sliding ? -t * (limit / tl) : -t;
-  c->friction = (float4)(net, 0.0f);
+  c->friction = (float4)(net, c->friction.w);
   return p + (net - applied);
 }
 

@@ -415,13 +415,22 @@ __kernel void conf_vel_turn_apply(int n, __global const float4* x, __global cons
 // particles here, before any sweep has to), so it goes into the contact's load, which the wall
 // friction (mu x load), the restitution's contact and the statistics' wall force all read
 // (bench/RESULTS.md, honeyfloor, velfriction). The contact was reset before this phase.
+// The push also took the particle's approach speed off u**, so restitution (finalize) would
+// see none: with restitution on, the contact keeps the predicted velocity's normal speed
+// along the push, u* . w / |w| with u* = (x* - x0) / dt (x is still x* here), as its approach
+// (friction.w; bench/RESULTS.md, visrestitution).
 __kernel void conf_vel_finish(int n, __global float4* x, __global const float4* x0,
                               __global const float4* v, __global const uint* flags, P_CONST P,
                               __global const float4* wall, __global WallContact* contact) {
   const int i = get_global_id(0);
   if (i >= n) return;
   if (flags[i] & FLAG_DEAD) return;
+  const float3 predicted = (x[i].xyz - x0[i].xyz) * P->inv_dt;
   x[i] = (float4)(x0[i].xyz + P->dt * v[i].xyz, 0.0f);
   const float3 moved = P->dt * wall[i].xyz;
-  if (any(moved != 0.0f)) contact[i].load += (float4)(moved, norm3(moved));
+  if (any(moved != 0.0f)) {
+    const float len = norm3(moved);
+    contact[i].load += (float4)(moved, len);
+    if (P->wall_restitution > 0.0f) contact[i].friction.w = dot(predicted, moved) / len;
+  }
 }

@@ -35,7 +35,9 @@ __kernel void predict(int n, __global float4* x, __global float4* x0, __global f
 
 // u = (x - x0) / dt after the last of the substep's wall friction (common.cl, wall_friction: what
 // the sweeps left of the budget mu x load); a particle that slid takes its anchor along, one
-// held keeps it. Restitution reflects the normal velocity the particle had before the substep.
+// held keeps it. Restitution reflects the normal velocity the particle had before the substep's
+// constraints: the predicted u* (v; for viscoelastic materials the velocity phase's walls took it
+// off v and the contact keeps it, conf_vel_finish).
 __kernel void finalize(int n, __global float4* x, __global const float4* x0, __global float4* v,
                        __global uint* flags, __global const WallContact* contact,
                        __global float4* anchor, P_CONST P) {
@@ -66,7 +68,7 @@ __kernel void finalize(int n, __global float4* x, __global const float4* x0, __g
   }
   float3 u = (p - p0) * P->inv_dt;
   if (load > 1e-12f && P->wall_restitution > 0.0f) {
-    const float un0 = dot(v[i].xyz, nrm);  // approach speed before the substep
+    const float un0 = c.friction.w != 0.0f ? c.friction.w : dot(v[i].xyz, nrm);  // approach
     if (un0 < 0.0f) u += nrm * (-P->wall_restitution * un0 - dot(u, nrm));
   }
   u = clamp_speed(u, P->max_speed);
