@@ -425,12 +425,15 @@ __kernel void conf_vel_finish(int n, __global float4* x, __global const float4* 
   const int i = get_global_id(0);
   if (i >= n) return;
   if (flags[i] & FLAG_DEAD) return;
-  const float3 predicted = (x[i].xyz - x0[i].xyz) * P->inv_dt;
-  x[i] = (float4)(x0[i].xyz + P->dt * v[i].xyz, 0.0f);
+  const float3 p0 = x0[i].xyz;
   const float3 moved = P->dt * wall[i].xyz;
   if (any(moved != 0.0f)) {
     const float len = norm3(moved);
     contact[i].load += (float4)(moved, len);
-    if (P->wall_restitution > 0.0f) contact[i].friction.w = dot(predicted, moved) / len;
+    if (P->wall_restitution > 0.0f) {
+      const float3 predicted = (x[i].xyz - p0) * P->inv_dt;
+      contact[i].friction.w = dot(predicted, moved) / len;
+    }
   }
+  x[i] = (float4)(p0 + P->dt * v[i].xyz, 0.0f);
 }

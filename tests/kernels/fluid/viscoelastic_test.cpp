@@ -833,7 +833,7 @@ TEST(Viscoelastic, HoneyOnAnInclineSlidesAsCoulombSays) {
 // material's own elasticity and viscosity play no part); with e = 0 it stays down. The velocity
 // phase's walls take the approach speed off v before finalize, so the contact keeps it
 // (conf_vel_finish). Measured e = 0.5: 0.236 of the drop above its lowest point (honey and ice
-// cream alike; water 0.245 in boundary_test); without the kept approach (main before
+// cream alike; water 0.245 here, 0.232 in boundary_test's bowl config); without the kept approach (main before
 // visrestitution) 0.000 for any e: the velocity phase had taken the approach off v.
 float lone_bounce_ratio(Material m, float restitution) {
   m.wall_restitution = restitution;
