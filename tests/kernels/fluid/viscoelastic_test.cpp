@@ -868,6 +868,12 @@ TEST(Viscoelastic, WallRestitutionReturnsESquaredOfTheDropHeight) {
     EXPECT_NEAR(half, 0.25f, 0.05f) << name;
     EXPECT_LT(none, 0.02f) << name;
   }
+  // With wall friction on (the sweeps' and finalize's friction keep the approach in the contact).
+  Material sticky = named_preset("honey");
+  sticky.wall_friction = 0.5f;
+  const float rubbed = lone_bounce_ratio(sticky, 0.5f);
+  std::printf("honey, lone particle, wall friction 0.5: e = 0.5 %.3f\n", rubbed);
+  EXPECT_NEAR(rubbed, 0.25f, 0.05f);
 }
 
 }  // namespace
