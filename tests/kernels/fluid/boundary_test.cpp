@@ -122,6 +122,68 @@ TEST(Boundary, WallRestitutionReturnsESquaredOfTheDropHeight) {
   EXPECT_LT(none, 0.02f);
 }
 
+// Restitution is a property of an impact: a 4 cm water block (64 particles, d = 1 cm, 3 substeps
+// x 8 sweeps) dropped 0.2 m onto the floor (about 1.9 m/s at impact) leaves it with its centre of
+// mass at most e times as fast as it arrived, and climbs back below the drop height. A block is
+// not a rigid ball: its layers land one after another and the density constraint shares the
+// floor's impulse with the layers still falling, so it rebounds slower than a lone particle
+// does; what it must never do is rebound faster. On main before waterbounce the floor layer
+// was reflected again every substep it stayed in contact (its predicted velocity still pointed
+// into the floor, pushed there by the layers above), and the block rebounded at 0.51 / 1.38
+// times its impact at e = 0.5 / 0.9 (the latter climbing to 0.36 m). The tolerance of 0.05 x
+// impact speed is the frame's resolution of the impact speed (g / 90 s per frame = 0.11 m/s,
+// about 0.06 of it: the fastest downward frame need not be the last one before contact).
+struct Rebound {
+  float impact, rebound, apex;  // centre-of-mass: fastest down and up speed (m/s), apex (m)
+};
+
+Rebound block_rebound(float restitution) {
+  FluidConfig c;
+  c.max_particles = 2000;
+  c.particle_spacing = 0.01f;
+  c.domain_min = {-0.3f, -0.3f, -0.05f};
+  c.domain_max = {0.3f, 0.3f, 0.8f};
+  c.material.substeps = 3;
+  c.material.iterations = 8;
+  c.material.wall_restitution = restitution;
+  auto e = make_engine(c);
+  if (!e) return {-1, -1, -1};
+  Scene s;
+  s.shapes.push_back(Shape::plane({0, 0, 0}, {0, 0, 1}));
+  constexpr float drop = 0.2f;
+  s.blocks.push_back({{-0.02f, -0.02f, drop}, {0.02f, 0.02f, drop + 0.04f}});
+  EXPECT_FALSE(e->load_scene(s));
+  EXPECT_EQ(e->particle_count(), 64);
+  float z0 = 0;  // centre of mass: its resting height + drop
+  for (const Vec3f& p : snapshot(*e).position) z0 += p.z / 64.0f;
+  Rebound r{0, 0, 0};
+  float prev = z0;
+  bool up = false;
+  for (int f = 0; f < 60; ++f) {  // lands after 0.2 s; back up and down again by 0.67 s
+    const float z = run(*e, 1).centroid.z;
+    const float vz = (z - prev) * 90.0f;
+    prev = z;
+    if (!up) r.impact = std::max(r.impact, -vz);
+    up = up || vz > 0.0f;
+    if (up) {
+      r.rebound = std::max(r.rebound, vz);
+      r.apex = std::max(r.apex, z - (z0 - drop));
+    }
+  }
+  return r;
+}
+
+TEST(Boundary, BlockNeverReboundsFasterThanItHits) {
+  for (float restitution : {0.5f, 0.9f}) {
+    const Rebound r = block_rebound(restitution);
+    std::printf("water block, e = %.1f: impact %.3f m/s, rebound %.3f m/s (%.3f of it), apex %.3f m\n",
+                restitution, r.impact, r.rebound, r.rebound / r.impact, r.apex);
+    EXPECT_GT(r.impact, 1.7f);
+    EXPECT_LE(r.rebound, (restitution + 0.05f) * r.impact) << "e " << restitution;
+    EXPECT_LT(r.apex, 0.2f) << "e " << restitution;
+  }
+}
+
 // Coulomb friction on the walls (notes 004; thesis 6.1.4's sliding anchor): a lone particle
 // sliding along the floor at 1 m/s decelerates at mu g and stops after v^2 / (2 mu g).
 float sliding_distance(float mu, int iterations = 4) {
