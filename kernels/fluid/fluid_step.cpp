@@ -40,7 +40,8 @@ void FluidEngine::Impl::substep(float s0, float s1) {
     }
   }
   launch_pending_density_reaction(ctx);
-  L.run(finalize, s.n, s.n, s.x.a, s.x0.a, s.v.a, s.flags.a, s.contact, s.anchor.a, s.params);
+  L.run(finalize, s.n, s.n, s.x.a, s.x0.a, s.v.a, s.flags.a, s.contact, s.anchor.a, s.nbr_count,
+        s.params);
   if (material.xsph > 0 || material.vorticity > 0) {
     L.run(vorticity, s.n, s.n, s.x.a, s.v.a, s.flags.a, s.nbr, s.nbr_count, s.density, s.params,
           s.omega);
