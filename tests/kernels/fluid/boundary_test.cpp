@@ -125,7 +125,7 @@ TEST(Boundary, WallRestitutionReturnsESquaredOfTheDropHeight) {
 // Restitution is a property of an impact: a 4 cm water block (64 particles, d = 1 cm, 3 substeps
 // x 8 sweeps) dropped 0.2 m onto the floor (about 1.9 m/s at impact) leaves it with its centre of
 // mass at most e times as fast as it arrived, and climbs back below the drop height. Measured:
-// 0.070 of the impact speed at e = 0.5 and 0.9 alike (the block's own rebound: 0.06 at e = 0),
+// 0.070 of the impact speed at e = 0.5 and 0.9 alike (visrestitution: 0.06 at e = 0),
 // apex 0.000 m. Before waterbounce every particle reached the floor once and was reflected
 // once, but a reflected floor layer met the layers still falling at (1 + e) v, passed through
 // them within a substep, and the density constraint pushed the swapped layers apart; each
