@@ -875,7 +875,7 @@ FluidConfig still_water(bool density_coupling) {
 // The ghosts' boundary density holds the water 7 mm off the palm instead of d/2 = 5 mm, so the
 // hand displaces 1.33-1.45 times its capsules' volume (printed, not asserted: bench/RESULTS.md).
 // Fails with the hand's reaction scaled by 0.8 (Newton) or taken from one substep of the frame
-// (both), and with the radial contact (the default: about 100 particles inside the hand).
+// (both), and with the radial contact (`hand.closed_contact` off: about 100 particles inside the hand).
 TEST(Hand, StillHandInWaterFeelsArchimedesBuoyancy) {
   const std::vector<HeldFigures> held = hold_still(still_water(true), {0.02f, 0.03f}, 1.2, 0.6);
   ASSERT_EQ(held.size(), 2u);
@@ -896,7 +896,7 @@ TEST(Hand, StillHandInWaterFeelsArchimedesBuoyancy) {
 // default) the palm feels 0.71-0.82 of it, slope 0.60 rho0 g (bench/RESULTS.md: the boundary density,
 // smoothed over h = 2 cm, the palm's own thickness, holds the water 7 mm off the palm, where the
 // one-sided density constraint carries little); held to grow with depth at 0.45-1.25 rho0 g.
-// Fails with the radial contact (the default; contact only: the hand fills with water, 5-7 Pa;
+// Fails with the radial contact (`hand.closed_contact` off; contact only: the hand fills with water, 5-7 Pa;
 // with the boundary density: 58-81 Pa at 2.5-4.4 cm, 0.12-0.25 of rho0 g depth, slope 0.06).
 TEST(Hand, PalmPressureIsHydrostatic) {
   const double rho_g = 1000.0 * 9.81;
