@@ -216,7 +216,7 @@ int main(int argc, char** argv) {
   }
   // The tracker streams only once the stages are about to run (below): the fluid's kernels may
   // take seconds to build, and frames received meanwhile would be seconds old when drained.
-  if (const std::string failed = devices->bring_up(false); !failed.empty()) {
+  if (const std::string failed = devices->bring_up(); !failed.empty()) {
     log_line(LogLevel::Error, "devices",
              "%s: the array (USB 1209:5F01%s%s) or tracker (1209:5F02) is missing or not answering; "
              "'devices.emulate' = false needs both connected (or run with --emulate)",

@@ -50,6 +50,7 @@ const Figures& pipeline_run() {
     Pipeline pipeline(config, clock,
                       PipelineParts{devices->hand_source(), *fluid, renderer, devices->array_link()},
                       status.get());
+    if (!devices->start_tracker_stream().empty()) std::abort();
     pipeline.start_threads();
     // 1 s warm-up then the measured run; the histograms cover both (the warm-up is a small
     // share), with device maintenance every 100 ms as the supervisor does it.

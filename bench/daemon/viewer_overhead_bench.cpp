@@ -74,6 +74,7 @@ Figures run_phase(Condition condition, const std::string& dir) {
   Pipeline pipeline(config, clock, PipelineParts{devices->hand_source(), *fluid, renderer, devices->array_link()},
                     &status->region());
   if (scene) pipeline.set_scene_export(*scene);
+  if (!devices->start_tracker_stream().empty()) std::abort();
   pipeline.start_threads();
   status->set_state(status::DaemonState::Running);
 

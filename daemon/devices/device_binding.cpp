@@ -69,7 +69,7 @@ std::unique_ptr<DeviceBinding> DeviceBinding::usb(const rt::Clock& clock, const 
   return std::unique_ptr<DeviceBinding>(new DeviceBinding(std::move(devices), nullptr, clock, config));
 }
 
-std::string DeviceBinding::bring_up(bool start_tracker_stream) {
+std::string DeviceBinding::bring_up() {
   drivers::ArrayDriver& array = devices_->array();
   drivers::TrackerDriver& tracker = devices_->tracker();
   const auto failed = [](const char* what, drivers::DriverError e) {
@@ -85,7 +85,7 @@ std::string DeviceBinding::bring_up(bool start_tracker_stream) {
   if (auto e = array.arm(); e != drivers::DriverError::Ok) return failed("array arm", e);
   if (auto e = array.start_streaming(); e != drivers::DriverError::Ok) return failed("array stream", e);
   if (auto e = tracker.connect(); e != drivers::DriverError::Ok) return failed("tracker connect", e);
-  return start_tracker_stream ? this->start_tracker_stream() : std::string();
+  return {};
 }
 
 std::string DeviceBinding::start_tracker_stream() {

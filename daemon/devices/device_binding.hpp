@@ -4,8 +4,9 @@
 // kept up by the supervisor thread, and exposed to the pipeline through its seams.
 //
 //   bring_up(): connect both, configure the array (FOCI at 20 kHz, device watchdog and
-//               intensity cap from [safety]), arm, start both streams (the tracker's later,
-//               through start_tracker_stream(), when the caller has more to build). Blocking.
+//               intensity cap from [safety]), arm, start its stream. Blocking.
+//   start_tracker_stream(): the tracker's frames flow from here on; called just before the
+//               stages run, so no frame waits out a start-up (the fluid's kernel build).
 //   maintain(): the supervisor's periodic call (time sync pings, loss and reconnection; a
 //               returning array is re-armed and streams again with a new stream epoch).
 #include <atomic>
@@ -33,10 +34,8 @@ class DeviceBinding {
   DeviceBinding(const DeviceBinding&) = delete;
   DeviceBinding& operator=(const DeviceBinding&) = delete;
 
-  std::string bring_up(bool start_tracker_stream = true);  // "" or what failed
-  // The tracker's frames flow from here on: the daemon calls it once its stages are about to
-  // run, so no frame waits out the fluid's kernel build in the driver's ring. "" or what failed.
-  std::string start_tracker_stream();
+  std::string bring_up();              // "" or what failed
+  std::string start_tracker_stream();  // "" or what failed
   // threads.usb for both transports' threads (named sf-usb-array, sf-usb-tracker); a refusal
   // is in the reports, never fatal. Supervisor thread, once the devices are up.
   std::vector<drivers::TransportThreadReport> apply_usb_thread_config();

@@ -46,8 +46,8 @@ struct DeviceRig {
       : clock(kSec), devices(DeviceBinding::emulated(clock, config, false)), renderer(config),
         emissions(clock) {
     devices->emulated_devices()->with_array([this](VirtualArray& a) { a.set_observer(&emissions); });
-    const std::string failed = devices->bring_up();
-    EXPECT_EQ(failed, "");
+    EXPECT_EQ(devices->bring_up(), "");
+    EXPECT_EQ(devices->start_tracker_stream(), "");
     pipeline = std::make_unique<Pipeline>(
         config, clock, PipelineParts{devices->hand_source(), fluid, renderer, devices->array_link()},
         &status);
