@@ -208,17 +208,17 @@ __kernel void pbf_apply(int n, __global const float4* x, __global float4* x_out,
   }
   float3 p = xi + dx;
 
-  // One-sided contact with the nearest hand ghost. Radial (the default): a ghost within R pushes
-  // the particle out to R from it. Closed (hand.closed_contact): the nearest ghost within 2R (the
-  // ghosts' spacing by default, so every point of the hand's surface has one that near) stands
-  // for the surface there, the plane through it normal to its outward normal, and the particle
-  // is pushed along that normal to R in front of it. Radially the hand is porous: a particle
-  // between ghosts d apart sits 0.7 d from each, out of their reach, and water seeps in (a palm
-  // lowered into a pool took in about a particle per mm). More than R behind the plane the
-  // particle is not at this ghost's surface (across a finger from it: a full ghost list may miss
-  // the ghosts on its own side). At most R a sweep, as the radial push. A particle whose ghost
-  // list is full takes the radial push: the nearest ghost it lists need not be the nearest (with
-  // ghosts 4 mm apart in lists of 32 the plane flung one out of the domain).
+  // One-sided contact with the nearest hand ghost. Closed (hand.closed_contact, the default):
+  // the nearest ghost within 2R (the ghosts' spacing by default, so every point of the hand's
+  // surface has one that near) stands for the surface there, the plane through it normal to its
+  // outward normal, and the particle is pushed along that normal to R in front of it, at most R
+  // a sweep; more than R behind the plane it is not at this ghost's surface (across a finger:
+  // a full ghost list may miss the ghosts on its own side). A particle whose ghost list is full
+  // takes the radial push: the nearest ghost it lists need not be the nearest (with ghosts 4 mm
+  // apart in lists of 32 the plane flung one out of the domain). Radial (the ablation): a ghost
+  // within R pushes the particle out to R from it; the hand is then porous, a particle between
+  // ghosts d apart sits 0.7 d from each, out of their reach, and water seeps in (a palm lowered
+  // into a pool took in about a particle per mm).
   const float rr = P->contact_radius;
   const bool closed = P->closed_contact != 0 && gcount[i] <= (uint)P->max_ghost_neighbours;
   float best = closed ? 4.0f * rr * rr : rr * rr;
