@@ -7,6 +7,8 @@
 #include <variant>
 #include <vector>
 
+#include "kernels/fluid/material.hpp"
+
 namespace sonoflow::fluid {
 
 namespace {
@@ -332,6 +334,19 @@ Status validate_media(const Material& m) {
     s << "'" << m.name << "': density.tau = " << md.density.tau
       << " must be > 0 (the SPOOK relaxation time, in substeps; 2 is critically damped)";
     return FluidError{FluidErrc::BadMaterial, s.str()};
+  }
+  // SPOOK is a water-only density solver. It solves the density once per substep at the velocity
+  // level and every sweep rebuilds the positions from x0 + dt (v + dv): the conformation sweeps
+  // DC-PBD staggers with the density sweeps (thesis alg. 2), and clay's bond sweeps, would each
+  // be thrown away by the next SPOOK sweep (only the last one kept), its right-hand side never
+  // sees the velocity phase, and it overwrites the walls' load and approach speed that phase
+  // left (CHOICES.md, "SPOOK is for water only").
+  if (md.density.solver == DensitySolver::Spook && m.model != MaterialModel::Water) {
+    return FluidError{FluidErrc::BadMaterial,
+                      "'" + m.name + "': density.solver = \"spook\" needs model = \"water\" (this one is " +
+                          std::string(to_string(m.model)) +
+                          "): SPOOK rebuilds the positions on every sweep, so the conformation (DC-PBD) "
+                          "and clay bond sweeps interleaved with it would be lost; use solver = \"pbf\""};
   }
   if (t.enabled && !(t.liquidus > t.solidus)) {
     return FluidError{FluidErrc::BadMaterial,

@@ -8,8 +8,8 @@
 //                  initial_temperature, viscosity_ref, viscosity_ref_temperature,
 //                  viscosity_slope, viscosity_min, mushy_viscosity, stiffness_exponent
 //                  (a [thermal] table switches heat on)
-//   [density]      solver = "pbf" | "spook", method = "jacobi" | "cg", tau (substeps, > 0),
-//                  epsilon, gamma, omega
+//   [density]      solver = "pbf" | "spook" (spook: model = "water" only), method = "jacobi" | "cg",
+//                  tau (substeps, > 0), epsilon, gamma, omega
 //   [collision]    model = "anchor" | "impulse", friction = "dry" | "wet", restitution, mu,
 //                  damping
 //   [turbulence]   source = "octave" | "spectral", speed, scale, octaves, drag, force,
