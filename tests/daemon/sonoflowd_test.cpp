@@ -189,6 +189,36 @@ TEST(Sonoflowd, RunsTheParticleFluidAndRendersItsContact) {
   EXPECT_EQ(d.wait(30s), 0) << d.log();
 }
 
+// The tracker streams only once the fluid's kernels are built: a cold PoCL cache (a private,
+// empty one) makes the build take seconds, and a stream started before it would overflow the
+// driver's 32-frame ring at 120 frames/s (hundreds of frames lost, the first ones rendered seconds
+// old). Started just before the stages run, the daemon takes every frame from the first on.
+TEST(Sonoflowd, TheTrackerStreamsOnlyOnceTheFluidIsBuilt) {
+  Sandbox box;
+  box.write_config("fluid.engine = \"opencl\"\nfluid.particles = 256\nfluid.materials_dir = \"" SONOFLOW_SOURCE_DIR
+                   "/config/materials\"\n");
+  NotifySocket notify(box.dir + "/notify.sock");
+  Daemon d = Daemon::spawn({SONOFLOWD, "--config", box.config, "--emulate"},
+                           {"NOTIFY_SOCKET=" + box.dir + "/notify.sock", "POCL_CACHE_DIR=" + box.dir + "/pocl-cache"},
+                           box.dir + "/stderr");
+  ASSERT_TRUE(notify.wait_for("READY=1", 180s)) << d.log();
+  std::string error;
+  auto reader = status::StatusReader::attach(box.dir + "/status", error);
+  ASSERT_TRUE(reader) << error;
+  const auto end = std::chrono::steady_clock::now() + 30s;
+  status::StatusSnapshot s;
+  do {
+    std::this_thread::sleep_for(100ms);
+    s = reader->snapshot();
+  } while (s.tracker.frames < 120 && std::chrono::steady_clock::now() < end);
+  EXPECT_GE(s.tracker.frames, 120u);
+  // Half a second of frames as margin for a stalled test machine; streaming through the build
+  // loses the build's length of frames less 32 (600 or more for a cold build here).
+  EXPECT_LT(s.tracker.dropped_frames, 60u) << "frames " << s.tracker.frames << ", last id " << s.tracker.last_frame_id;
+  kill(d.pid, SIGTERM);
+  EXPECT_EQ(d.wait(30s), 0) << d.log();
+}
+
 // The stir-rod-honey scene (force feedback on) as sonoflowd runs it with --emulate: the servo
 // runs on a thread of its own, the monitor shows it, and the stop leaves the device released.
 // The scene's own file, on the palm-drag standin fluid so the test stays quick.
