@@ -24,7 +24,15 @@ __kernel void predict(int n, __global float4* x, __global float4* x0, __global f
   const float3 g = (float3)(P->gravity[0], P->gravity[1], P->gravity[2]);
   const float3 p0 = x[i].xyz;
   const float3 u = clamp_speed(v[i].xyz + P->dt * g, P->max_speed);
-  const float3 p = p0 + P->dt * u;
+  float3 p = p0 + P->dt * u;
+  // A prediction past the domain that the walls hold is projected back now (the sweeps would do
+  // it; the sort drops points outside the domain): water slammed into a wall near the domain's
+  // edge at several m/s has not left (a hand swept at 10 m/s through a pool, bench/RESULTS.md,
+  // handplane).
+  if (!inside_domain(p, P)) {
+    float3 unused;
+    project_walls(&p, P, &unused);
+  }
   if (any(isnan(p)) || any(isinf(p)) || any(isnan(u))) f |= FLAG_DEAD | FLAG_NAN;
   else if (!inside_domain(p, P)) f |= FLAG_DEAD;
   flags[i] = f;
