@@ -893,9 +893,10 @@ TEST(Hand, StillHandInWaterFeelsArchimedesBuoyancy) {
 // one-sided contact at the ghost's plane) it does: 1.04-1.18 of rho0 g depth at 11 depths from 2.0
 // to 3.9 cm, slope 0.88-0.93 rho0 g (the multiplier pressure reads 2-6 % high in a resting column);
 // held to 0.85-1.35 and a slope of 0.75-1.25 rho0 g. With the ghosts' boundary density (on by
-// default) the palm feels 0.71-0.82 of it, slope 0.60 rho0 g (bench/RESULTS.md: the boundary density,
-// smoothed over h = 2 cm, the palm's own thickness, holds the water 7 mm off the palm, where the
-// one-sided density constraint carries little); held to grow with depth at 0.45-1.25 rho0 g.
+// default) the palm feels 0.71-0.82 of it, slope 0.60 rho0 g (bench/RESULTS.md, handplane: the
+// force is all there, but each particle's push is shared by every ghost within h, oblique ones
+// too, so the palm's downward samples carry only part of it); held to grow with depth at
+// 0.45-1.25 rho0 g.
 // Fails with the radial contact (`hand.closed_contact` off; contact only: the hand fills with water, 5-7 Pa;
 // with the boundary density: 58-81 Pa at 2.5-4.4 cm, 0.12-0.25 of rho0 g depth, slope 0.06).
 TEST(Hand, PalmPressureIsHydrostatic) {
