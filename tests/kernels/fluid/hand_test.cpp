@@ -752,6 +752,69 @@ struct HeldFigures {
   int inside = 0;            // particles inside the hand at the end of the hold
 };
 
+// The palm's downward samples over the averaged frames of a hold: their mean pressure per frame,
+// and each sample's own series (keyed by its joint and offset; a frame it was missing from counts
+// as no pressure).
+struct PalmSeries {
+  std::vector<double> mean;      // Pa, per frame
+  double expected = 0;           // Pa, rho0 g (surface - z) over the same samples, summed over frames
+  std::map<std::tuple<int, int, int, int>, std::vector<double>> per_sample;
+};
+
+// Adds one frame's field to the series; `level` is the free surface in that frame.
+void record_palm(const ContactField& field, double level, double rho0_g, PalmSeries& s) {
+  double p = 0, pe = 0;
+  int n = 0;
+  for (std::uint32_t q = 0; q < field.count; ++q) {
+    const ContactSample& cs = field.samples[q];
+    if (!on_palm(cs) || cs.normal.z > -0.9f || cs.joint == static_cast<std::uint8_t>(HandJoint::Wrist))
+      continue;  // the palm's downward samples (the forearm's and the thumb's, on the wrist, left out)
+    p += cs.pressure;
+    pe += rho0_g * (level - cs.position.z);
+    ++n;
+    std::vector<double>& v = s.per_sample[{cs.joint, static_cast<int>(std::lround(cs.offset.x * 1e4f)),
+                                           static_cast<int>(std::lround(cs.offset.y * 1e4f)),
+                                           static_cast<int>(std::lround(cs.offset.z * 1e4f))}];
+    v.resize(s.mean.size(), 0.0);
+    v.push_back(cs.pressure);
+  }
+  s.mean.push_back(n > 0 ? p / n : 0);
+  s.expected += n > 0 ? pe / n : 0;
+}
+
+// The series' mean, expected value and fluctuations into h (palm, palm_expected, fluct, jump,
+// sample_fluct).
+void palm_statistics(PalmSeries& s, HeldFigures& h) {
+  const double cnt = static_cast<double>(std::max<std::size_t>(s.mean.size(), 1));
+  h.palm_expected = s.expected / cnt;
+  for (const double v : s.mean) h.palm += v / cnt;
+  for (const double v : s.mean) h.fluct += (v - h.palm) * (v - h.palm) / cnt;
+  h.fluct = std::sqrt(h.fluct) / h.palm;
+  for (std::size_t k = 1; k < s.mean.size(); ++k)
+    h.jump = std::max(h.jump, std::fabs(s.mean[k] - s.mean[k - 1]) / h.palm);
+  std::vector<double> rel;
+  for (auto& [key, v] : s.per_sample) {
+    v.resize(s.mean.size(), 0.0);
+    double mean = 0, var = 0;
+    for (const double x : v) mean += x / cnt;
+    for (const double x : v) var += (x - mean) * (x - mean) / cnt;
+    if (mean > 0) rel.push_back(std::sqrt(var) / mean);
+  }
+  std::sort(rel.begin(), rel.end());
+  h.sample_fluct = rel.empty() ? 0 : rel[rel.size() / 2];
+}
+
+void print_held(const FluidConfig& c, const HeldFigures& h, double volume) {
+  std::printf("%s, %d substeps%s: D %.1f mm (level up %.2f mm): hand %.3f N, floor - weight %.3f N, "
+              "rho0 g A rise %.3f N, rho0 g V_capsules %.3f N (V %.0f cm^3); palm %.0f Pa vs "
+              "rho0 g depth %.0f Pa (%.3f); frame to frame std/mean %.3f, largest jump %.3f, per "
+              "sample %.3f; %d particles inside the hand\n",
+              c.material.name.c_str(), c.material.substeps, c.hand.density_coupling ? "" : ", contact only",
+              1e3 * h.depth, 1e3 * h.rise, h.force, h.floor_load - h.weight, h.displaced, h.archimedes,
+              1e6 * volume, h.palm, h.palm_expected, h.palm / h.palm_expected, h.fluct, h.jump,
+              h.sample_fluct, h.inside);
+}
+
 // Settles the pool, lowers the hand at 0.1 m/s from 1 cm above the surface to each of `depths`
 // (its palm's lower surface below the settled surface; the water then rises around it) in turn,
 // holds it `hold` s at each and averages the hold's last `average` s.
@@ -775,67 +838,36 @@ std::vector<HeldFigures> hold_still(FluidConfig c, const std::vector<float>& dep
   float z = static_cast<float>(surface0) + 0.01f + kPalmRadius;  // the palm's centre line
   std::uint64_t id = 0;
   HandFrame prev = still_hand({0, 0, z}, id);
+  const auto step = [&] {
+    const HandFrame now = still_hand({0, 0, z}, ++id);
+    e->step_frame(now, &prev, dt, field, st);
+    prev = now;
+  };
   for (const float depth : depths) {
     const float target = static_cast<float>(surface0) - depth + kPalmRadius;
     while (z > target) {
       z = std::max(target, z - static_cast<float>(0.1 * dt));
-      const HandFrame now = still_hand({0, 0, z}, ++id);
-      e->step_frame(now, &prev, dt, field, st);
-      prev = now;
+      step();
     }
     const int frames = static_cast<int>(hold * 90), averaged = static_cast<int>(average * 90);
     HeldFigures h;
     double surface = 0;
-    std::vector<double> series;  // the palm's mean pressure per frame
-    std::map<std::tuple<int, int, int, int>, std::vector<double>> per_sample;  // by joint, offset
+    PalmSeries palm;
     for (int k = 0; k < frames; ++k) {
-      const HandFrame now = still_hand({0, 0, z}, ++id);
-      e->step_frame(now, &prev, dt, field, st);
-      prev = now;
+      step();
       EXPECT_EQ(st.non_finite, 0);
       if (k < frames - averaged) continue;
       const double level = free_surface(snapshot(*e), d);
       surface += level;
       h.force += st.hand_force.z;
       h.floor_load -= st.wall_force.z;
-      double p = 0, pe = 0;
-      int n = 0;
-      for (std::uint32_t q = 0; q < field.count; ++q) {
-        const ContactSample& cs = field.samples[q];
-        if (!on_palm(cs) || cs.normal.z > -0.9f || cs.joint == static_cast<std::uint8_t>(HandJoint::Wrist))
-          continue;  // the palm's downward samples (the forearm's and the thumb's, on the wrist, left out)
-        p += cs.pressure;
-        pe += rho0 * g * (level - cs.position.z);
-        ++n;
-        std::vector<double>& v = per_sample[{cs.joint, static_cast<int>(std::lround(cs.offset.x * 1e4f)),
-                                             static_cast<int>(std::lround(cs.offset.y * 1e4f)),
-                                             static_cast<int>(std::lround(cs.offset.z * 1e4f))}];
-        v.resize(series.size(), 0.0);  // frames it was missing from: no pressure
-        v.push_back(cs.pressure);
-      }
-      series.push_back(n > 0 ? p / n : 0);
-      h.palm_expected += n > 0 ? pe / n : 0;
+      record_palm(field, level, rho0 * g, palm);
     }
-    const double cnt = static_cast<double>(std::max<std::size_t>(series.size(), 1));
+    const double cnt = static_cast<double>(std::max<std::size_t>(palm.mean.size(), 1));
     surface /= cnt;
     h.force /= cnt;
     h.floor_load /= cnt;
-    h.palm_expected /= cnt;
-    for (const double v : series) h.palm += v / cnt;
-    for (const double v : series) h.fluct += (v - h.palm) * (v - h.palm) / cnt;
-    h.fluct = std::sqrt(h.fluct) / h.palm;
-    for (std::size_t k = 1; k < series.size(); ++k)
-      h.jump = std::max(h.jump, std::fabs(series[k] - series[k - 1]) / h.palm);
-    std::vector<double> rel;
-    for (auto& [key, v] : per_sample) {
-      v.resize(series.size(), 0.0);
-      double mean = 0, var = 0;
-      for (const double x : v) mean += x / cnt;
-      for (const double x : v) var += (x - mean) * (x - mean) / cnt;
-      if (mean > 0) rel.push_back(std::sqrt(var) / mean);
-    }
-    std::sort(rel.begin(), rel.end());
-    h.sample_fluct = rel.empty() ? 0 : rel[rel.size() / 2];
+    palm_statistics(palm, h);
     h.depth = surface - (z - kPalmRadius);
     h.rise = surface - surface0;
     h.weight = e->particle_mass() * st.particles * g;
@@ -843,14 +875,7 @@ std::vector<HeldFigures> hold_still(FluidConfig c, const std::vector<float>& dep
     h.archimedes = rho0 * g * volume;
     h.displaced = rho0 * g * kStillArea * h.rise;
     h.inside = particles_inside(snapshot(*e), prev);
-    std::printf("%s, %d substeps%s: D %.1f mm (level up %.2f mm): hand %.3f N, floor - weight %.3f N, "
-                "rho0 g A rise %.3f N, rho0 g V_capsules %.3f N (V %.0f cm^3); palm %.0f Pa vs "
-                "rho0 g depth %.0f Pa (%.3f); frame to frame std/mean %.3f, largest jump %.3f, per "
-                "sample %.3f; %d particles inside the hand\n",
-                c.material.name.c_str(), c.material.substeps,
-                c.hand.density_coupling ? "" : ", contact only", 1e3 * h.depth, 1e3 * h.rise,
-                h.force, h.floor_load - h.weight, h.displaced, h.archimedes, 1e6 * volume, h.palm,
-                h.palm_expected, h.palm / h.palm_expected, h.fluct, h.jump, h.sample_fluct, h.inside);
+    print_held(c, h, volume);
     out.push_back(h);
   }
   return out;
