@@ -118,6 +118,113 @@ TEST(Hand, PressingIntoWaterPushesThePalmBack) {
   EXPECT_LT(r.mean_normal.z, -0.8f) << "pressure sits on the surface that faces the fluid (down)";
 }
 
+// Two tracked hands in one pool (kMaxHands = 2), side by side 13.5 cm apart, the palms held 3 and
+// 1.5 cm under the surface: each sample names its hand (ContactField::hand_ids) and is anchored
+// to it (the named hand's joint + offset is where the sample is: how the haptic thread re-poses
+// it), the deeper palm feels more, and when the tracker lists the hands the other way round (it
+// may: hands are matched by id, not by slot) nothing changes - each hand's interpolation starts
+// from its own previous pose, so no ghost sweeps across to the other hand's place (within the
+// 15 cm teleport distance, a mix-up would sweep them through the pool in one frame). Measured:
+// palms 252 / 181 Pa (1.39x; the palm reads 0.6 rho0 g per metre of depth, above), 249 / 176 Pa
+// listed the other way; fastest particle 0.99 / 0.98 m/s. Fails when hands are paired by slot
+// (fastest particle 3.9 m/s after the swap) and when hand_ids are listed in the wrong order
+// (every sample misplaced, the palms' order reversed).
+struct TwoHandFigures {
+  double palm[2] = {0, 0};  // Pa, mean over the frames and the palm's downward samples, hand id 7 / 9
+  int palm_samples[2] = {0, 0};
+  int misplaced = 0;        // samples not where their named hand's joint + offset puts them
+  float max_speed = 0;      // m/s, fastest particle over the frames
+};
+
+// The flat hand with a forearm as thick as its palm (radius 12 mm instead of 30: as the still
+// hand's below, so the palm's lower surface is the hand's lowest point).
+HandFrame two_hands(float z7, float z9, bool swapped, std::uint64_t id) {
+  HandFrame f = flat_hand({0.0f, -0.09f, z7}, id, 0);
+  f.hands[0].joint(HandJoint::Elbow).radius = 0.012f;
+  HandPose other = flat_hand({0.0f, 0.045f, z9}, id, 0).hands[0];
+  other.joint(HandJoint::Elbow).radius = 0.012f;
+  other.hand_id = 9;
+  f.hand_count = 2;
+  f.hands[1] = other;
+  if (swapped) std::swap(f.hands[0], f.hands[1]);
+  return f;
+}
+
+// Whether `cs` lies at its named hand's joint + offset in `f` (joint frames are the array's here).
+bool anchored(const ContactSample& cs, const ContactField& field, const HandFrame& f) {
+  for (int h = 0; h < f.hand_count; ++h) {
+    const HandPose& hp = f.hands[static_cast<std::size_t>(h)];
+    if (hp.hand_id != field.hand_ids[cs.hand]) continue;
+    const Vec3f& j = hp.joints[cs.joint].position;
+    return std::fabs(j.x + cs.offset.x - cs.position.x) < 1e-4f &&
+           std::fabs(j.y + cs.offset.y - cs.position.y) < 1e-4f &&
+           std::fabs(j.z + cs.offset.z - cs.position.z) < 1e-4f;
+  }
+  return false;
+}
+
+TEST(Hand, TwoHandsEachFeelTheirOwnPressure) {
+  FluidConfig c = pool_config();
+  c.max_particles = 4000;
+  auto e = make_engine(c);
+  ASSERT_TRUE(e);
+  Scene scene;  // 24 x 30 x 5 cm: room for two hands side by side
+  scene.shapes.push_back(Shape::box({-0.12f, -0.15f, kFloor}, {0.12f, 0.15f, 0.35f}));
+  scene.blocks.push_back({{-0.12f, -0.15f, kFloor}, {0.12f, 0.15f, kFloor + kDepth}});
+  ASSERT_FALSE(e->load_scene(scene));
+  run(*e, 60);
+  static ContactField field;
+  FluidStats st;
+  const double dt = 1.0 / 90.0;
+  const float surface = kFloor + kDepth, start = surface + 0.02f + 0.012f;
+  std::uint64_t id = 0;
+  HandFrame prev = two_hands(start, start, false, id);
+  float z7 = start, z9 = start;
+  const auto step = [&](bool swapped) {
+    const HandFrame now = two_hands(z7, z9, swapped, ++id);
+    e->step_frame(now, &prev, dt, field, st);
+    prev = now;
+    EXPECT_EQ(st.non_finite, 0);
+  };
+  while (z7 > surface - 0.03f + 0.012f || z9 > surface - 0.015f + 0.012f) {  // lowered at 0.1 m/s
+    z7 = std::max(surface - 0.03f + 0.012f, z7 - static_cast<float>(0.1 * dt));
+    z9 = std::max(surface - 0.015f + 0.012f, z9 - static_cast<float>(0.1 * dt));
+    step(false);
+  }
+  const auto hold = [&](bool swapped) {
+    TwoHandFigures r;
+    for (int k = 0; k < 45; ++k) {
+      step(swapped);
+      r.max_speed = std::max(r.max_speed, st.max_speed);
+      if (k < 18) continue;  // averaged over the last 0.3 s
+      for (std::uint32_t q = 0; q < field.count; ++q) {
+        const ContactSample& cs = field.samples[q];
+        if (!anchored(cs, field, prev)) ++r.misplaced;
+        // the palm's downward samples (the forearm's and the thumb's, on the wrist, left out)
+        if (on_palm(cs) && cs.normal.z < -0.9f && cs.joint != static_cast<std::uint8_t>(HandJoint::Wrist)) {
+          const int h = field.hand_ids[cs.hand] == 7 ? 0 : 1;
+          r.palm[h] += cs.pressure;
+          ++r.palm_samples[h];
+        }
+      }
+    }
+    for (int h = 0; h < 2; ++h) r.palm[h] /= std::max(r.palm_samples[h], 1);
+    return r;
+  };
+  const TwoHandFigures in_order = hold(false), swapped = hold(true);
+  std::printf("palm pressure, hand 7 (3 cm) / hand 9 (1.5 cm): listed in order %.0f / %.0f Pa, "
+              "swapped %.0f / %.0f Pa; fastest particle %.3f / %.3f m/s; samples misplaced %d / %d\n",
+              in_order.palm[0], in_order.palm[1], swapped.palm[0], swapped.palm[1], in_order.max_speed,
+              swapped.max_speed, in_order.misplaced, swapped.misplaced);
+  for (const TwoHandFigures& r : {in_order, swapped}) {
+    EXPECT_EQ(r.misplaced, 0) << "every sample lies on the hand it names";
+    EXPECT_GT(r.palm[1], 0.0) << "the shallower hand feels the fluid too";
+    EXPECT_GT(r.palm[0], 1.2 * r.palm[1]) << "the deeper palm feels more";
+  }
+  for (int h = 0; h < 2; ++h) EXPECT_NEAR(swapped.palm[h], in_order.palm[h], 0.2 * in_order.palm[h]);
+  EXPECT_LT(swapped.max_speed, 2.0f * std::max(in_order.max_speed, 0.1f)) << "no ghost swept across the pool";
+}
+
 // Thesis 6.2.1: the rendered pressure depends on the medium. A palm pressed 5.5 cm into an 8 cm
 // pool at 0.8 m/s meets honey (tau = 0, alpha = 0.005: the most viscous preset) harder than
 // runny cream (tau = 0.1, alpha = 0.01) and both much harder than water. (At slow presses,
