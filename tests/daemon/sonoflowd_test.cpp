@@ -157,6 +157,17 @@ TEST(Sonoflowd, ToolsWorkAgainstTheRunningDaemon) {
   EXPECT_EQ(box.run_tool(ctl + "ping").substr(0, 2), "7:");  // not running
 }
 
+// The daemon's status once `ready` holds of it, or after 30 s (then the caller's checks say what is missing).
+status::StatusSnapshot snapshot_once(status::StatusReader& reader, const auto& ready) {
+  const auto end = std::chrono::steady_clock::now() + 30s;
+  status::StatusSnapshot s;
+  do {
+    std::this_thread::sleep_for(100ms);
+    s = reader.snapshot();
+  } while (!ready(s) && std::chrono::steady_clock::now() < end);
+  return s;
+}
+
 // The daemon on the OpenCL particle fluid (PoCL here): the hand stirs the pool, contact
 // samples reach the haptic thread, and the array renders them. The pool holds fluid.particles
 // (1,024 = 16 x 16 x 4 at 1 cm: not the default, so the key must reach the engine).
@@ -173,13 +184,9 @@ TEST(Sonoflowd, RunsTheParticleFluidAndRendersItsContact) {
   std::string error;
   auto reader = status::StatusReader::attach(box.dir + "/status", error);
   ASSERT_TRUE(reader) << error;
-  const auto end = std::chrono::steady_clock::now() + 30s;
-  status::StatusSnapshot s;
-  do {
-    std::this_thread::sleep_for(200ms);
-    s = reader->snapshot();
-  } while ((s.fluid.frames < 30 || s.fluid.contact_samples == 0 || s.haptic.peak_intensity <= 0) &&
-           std::chrono::steady_clock::now() < end);
+  const status::StatusSnapshot s = snapshot_once(*reader, [](const status::StatusSnapshot& now) {
+    return now.fluid.frames >= 30 && now.fluid.contact_samples > 0 && now.haptic.peak_intensity > 0;
+  });
   EXPECT_EQ(s.fluid.particles, 1024u);
   EXPECT_GE(s.fluid.frames, 30u);
   EXPECT_GT(s.fluid.contact_samples, 0u);
@@ -205,12 +212,8 @@ TEST(Sonoflowd, TheTrackerStreamsOnlyOnceTheFluidIsBuilt) {
   std::string error;
   auto reader = status::StatusReader::attach(box.dir + "/status", error);
   ASSERT_TRUE(reader) << error;
-  const auto end = std::chrono::steady_clock::now() + 30s;
-  status::StatusSnapshot s;
-  do {
-    std::this_thread::sleep_for(100ms);
-    s = reader->snapshot();
-  } while (s.tracker.frames < 120 && std::chrono::steady_clock::now() < end);
+  const status::StatusSnapshot s =
+      snapshot_once(*reader, [](const status::StatusSnapshot& now) { return now.tracker.frames >= 120; });
   EXPECT_GE(s.tracker.frames, 120u);
   // Half a second of frames as margin for a stalled test machine; streaming through the build
   // loses the build's length of frames less 32 (600 or more for a cold build here).
