@@ -86,6 +86,10 @@ struct HandCoupling {
   bool closed_contact = true;       // contact with the nearest ghost's plane, not its sphere: the
                                     // hand lets no water in (off: the radial contact, porous
                                     // between ghosts; CHOICES.md "Hand ghosts")
+  bool inelastic_contact = false;   // the contact's pushes add no more velocity than stops the
+                                    // approach (e = 0; off: PBD's u = dx / dt keeps them all, and
+                                    // a still hand kicks its first layer off; opt-in: CHOICES.md
+                                    // "Hand ghosts")
   bool viscous_coupling = true;     // ghosts take part in the conformation constraints of
                                     // viscoelastic materials (a no-slip hand; not for elastic
                                     // solids, tau > 0 with alpha = 0)

@@ -72,6 +72,7 @@ Status FluidEngine::Impl::allocate() {
   // has up to ~50 ghosts within h at the default ghost spacing; a list that drops some lets the
   // fluid into the hand there (and the dropped pairs leave the reaction, match_ghost_lists).
   s.max_ghost_neighbours = s.max_neighbours;
+  s.inelastic_contact = cfg.hand.inelastic_contact;
   auto field = [&](Field& f, int words) {
     f.words = words;
     f.a = make_buffer(ctx, cap * 4 * static_cast<std::size_t>(words), err);
@@ -88,7 +89,7 @@ Status FluidEngine::Impl::allocate() {
   field(s.bond_rest, kMaxBonds);
   s.params = make_buffer(ctx, sizeof(SimParams), err);
   for (cl::Buffer* b : {&s.density, &s.lambda, &s.lambda_sum}) *b = make_buffer(ctx, cap * 4, err);
-  for (cl::Buffer* b : {&s.ghost_contact, &s.omega}) *b = make_buffer(ctx, cap * 16, err);
+  for (cl::Buffer* b : {&s.ghost_contact, &s.omega, &s.hand_push}) *b = make_buffer(ctx, cap * 16, err);
   s.contact = make_buffer(ctx, cap * 32, err);  // WallContact (common.cl): load, friction
   s.nbr = make_buffer(ctx, cap * 4 * static_cast<std::size_t>(s.max_neighbours), err);
   s.nbr_count = make_buffer(ctx, cap * 4, err);
@@ -197,7 +198,8 @@ Expected<std::unique_ptr<FluidEngine>> FluidEngine::create(const FluidConfig& co
                          std::pair{&m.vorticity, "vorticity_omega"}, std::pair{&m.xsph, "xsph_vorticity"},
                          std::pair{&m.stats_kernel, "reduce_stats"}, std::pair{&m.pose, "pose_ghosts"},
                          std::pair{&m.init_particles, "init_particles"},
-                         std::pair{&m.mark_removed, "mark_removed"}}) {
+                         std::pair{&m.mark_removed, "mark_removed"},
+                         std::pair{&m.inelastic_reaction, "ghost_inelastic_reaction"}}) {
     auto kernel = m.rt->kernel(name);
     if (!kernel) return kernel.error();
     *k = kernel.value();

@@ -63,7 +63,8 @@ struct FluidEngine::Impl {
   std::uint64_t frame = 0;
   bool has_hand_lists = false;
 
-  cl::Kernel predict, finalize, vorticity, xsph, stats_kernel, pose, init_particles, mark_removed;
+  cl::Kernel predict, finalize, vorticity, xsph, stats_kernel, pose, init_particles, mark_removed,
+      inelastic_reaction;
   cl::Buffer remove_buf;
 
   // Host staging, sized at create.

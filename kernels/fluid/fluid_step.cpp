@@ -23,6 +23,8 @@ void FluidEngine::Impl::substep(float s0, float s1) {
   if (s.ng > 0) search.sort(L, s, s.ghost_grid, s.ng, s.xg, s.g_flags, num_cells);
   L.fill(s.lambda_sum, static_cast<std::size_t>(s.n) * 4);
   L.fill(s.contact, static_cast<std::size_t>(s.n) * 32);  // the only reset: after the reorder
+  const bool inelastic = s.ng > 0 && s.inelastic_contact;
+  if (inelastic) L.fill(s.hand_push, static_cast<std::size_t>(s.n) * 16);  // likewise
   search.build_lists(L, s);
   media->begin_substep(L, s);
 
@@ -41,7 +43,11 @@ void FluidEngine::Impl::substep(float s0, float s1) {
   }
   launch_pending_density_reaction(ctx);
   L.run(finalize, s.n, s.n, s.x.a, s.x0.a, s.v.a, s.flags.a, s.contact, s.anchor.a, s.nbr_count,
-        s.params);
+        s.params, cl_int{inelastic ? 1 : 0}, s.hand_push, s.vg, s.ghost_contact);
+  if (inelastic) {
+    L.run(inelastic_reaction, s.ng, s.ng, s.g_flags, s.g_nbr, s.g_nbr_count, s.ghost_contact,
+          s.params, s.g_impulse);
+  }
   if (material.xsph > 0 || material.vorticity > 0) {
     L.run(vorticity, s.n, s.n, s.x.a, s.v.a, s.flags.a, s.nbr, s.nbr_count, s.density, s.params,
           s.omega);

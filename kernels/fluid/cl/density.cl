@@ -146,7 +146,8 @@ __kernel void pbf_apply(int n, __global const float4* x, __global float4* x_out,
                         __global const float* lambda, __global const float2* pair,
                         P_CONST P, __global WallContact* contact, __global float4* ghost_contact,
                         __global const float4* anchor, __global const float4* x0,
-                        __global const float2* weight, __global const float4* xg0) {
+                        __global const float2* weight, __global const float4* xg0,
+                        int inelastic, __global float4* hand_push) {
   const int i = get_global_id(0);
   if (i >= n) return;
   const float wi = weight[i].x;
@@ -250,6 +251,9 @@ __kernel void pbf_apply(int n, __global const float4* x, __global float4* x_out,
   if (push > 0.0f) {
     float3 corr = push * dir;
     p += corr;
+    // The substep's normal pushes and the last ghost that gave one, for finalize's inelastic
+    // contact (integrate.cl; zeroed after the sort).
+    if (inelastic) hand_push[i] = (float4)(hand_push[i].xyz + corr, as_float(hit));
     // Coulomb friction with the hand: the particle's motion relative to the ghost over the
     // substep loses its tangential part, up to mu times the push.
     if (P->hand_friction > 0.0f) {

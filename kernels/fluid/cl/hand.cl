@@ -84,6 +84,24 @@ __kernel void ghost_density_reaction(int ng, __global const float4* xg,
                             gimpulse);
 }
 
+// Reaction of finalize's inelastic contact (integrate.cl, inelastic_hand): the velocity it took
+// off particle i (ghost_contact: as a displacement over dt, w the ghost) was counted in the
+// ghost's impulse by the sweeps' reactions but never given to the fluid; it is taken back here.
+__kernel void ghost_inelastic_reaction(int ng, __global const uint* gflags,
+                                       __global const uint* fnbr, __global const uint* fcount,
+                                       __global const float4* ghost_contact, P_CONST P,
+                                       __global float4* gimpulse) {
+  const int g = get_global_id(0);
+  if (g >= ng || (gflags[g] & FLAG_DEAD)) return;
+  float3 dx = (float3)(0.0f);
+  const int cnt = (int)min(fcount[g], (uint)P->max_neighbours);
+  for (int k = 0; k < cnt; ++k) {
+    const float4 c = ghost_contact[NBR(fnbr, g, k, ng, P->max_neighbours)];
+    if (as_uint(c.w) == (uint)g) dx += c.xyz;
+  }
+  gimpulse[g] -= (float4)(P->mass * P->inv_dt * dx, 0.0f);
+}
+
 // The conformation sweep's first kernel and the ghosts' reaction to the density sweep before it
 // in one launch (a launch less per sweep: on the CPU every launch is a barrier that waits for its
 // slowest work-group). The reaction reads what the density sweep left (its start positions

@@ -41,6 +41,39 @@ __kernel void predict(int n, __global float4* x, __global float4* x0, __global f
   v[i] = (float4)(u, 0.0f);
 }
 
+// The hand's contact is inelastic (e = 0), like the walls: its pushes add to the velocity no
+// more than stops the particle's approach to the ghost (relative to the ghost's own motion).
+// PBD's u = (x - x0) / dt turns every push into velocity, and the contact also pushes out a
+// particle it finds behind the nearest ghost's plane for reasons other than its motion (the
+// planes of ghosts 1 cm apart are a polygon of the hand's round surface, and the nearest ghost
+// changes as the particle moves): a still palm sent its first layer off at up to R / dt,
+// 0.9 m/s, faster than any came in (bench/RESULTS.md, handbounce). With the contact's pushes c
+// over the substep along n, the velocity away from the ghost u_n = u_pre + |c| / dt keeps
+// max(u_pre, 0) (never more than it had): the position keeps the push (nothing in the hand), a
+// particle the contact stopped rests against it, a hand moving into the fluid pushes it along
+// at its own speed. The momentum taken off goes back to the ghost (ghost_contact, for
+// ghost_inelastic_reaction), so the hand feels what the fluid got.
+inline float3 inelastic_hand(int i, float3 u, __global const float4* hand_push,
+                             __global const float4* vg, __global float4* ghost_contact,
+                             P_CONST P) {
+  const float4 hp = hand_push[i];
+  const float c = length(hp.xyz);
+  float4 out = (float4)(0.0f, 0.0f, 0.0f, as_float(INVALID_INDEX));
+  if (c > 0.0f) {
+    const float3 nrm = hp.xyz / c;
+    const uint g = as_uint(hp.w);
+    const float rel = dot(u - vg[g].xyz, nrm);  // away from the ghost, m/s
+    const float keep = min(rel, fmax(rel - c * P->inv_dt, 0.0f));
+    if (keep < rel) {
+      const float3 du = (keep - rel) * nrm;
+      u += du;
+      out = (float4)(du * P->dt, as_float(g));
+    }
+  }
+  ghost_contact[i] = out;
+  return u;
+}
+
 // u = (x - x0) / dt after the last of the substep's wall friction (common.cl, wall_friction: what
 // the sweeps left of the budget mu x load); a particle that slid takes its anchor along, one
 // held keeps it. Restitution reflects the normal velocity the particle had before the substep's
@@ -53,7 +86,9 @@ __kernel void predict(int n, __global float4* x, __global float4* x0, __global f
 // waterbounce). A body's own elasticity bounces it; its particles meet the wall inelastically.
 __kernel void finalize(int n, __global float4* x, __global const float4* x0, __global float4* v,
                        __global uint* flags, __global const WallContact* contact,
-                       __global float4* anchor, __global const uint* nbr_count, P_CONST P) {
+                       __global float4* anchor, __global const uint* nbr_count, P_CONST P,
+                       int hand, __global const float4* hand_push, __global const float4* vg,
+                       __global float4* ghost_contact) {
   const int i = get_global_id(0);
   if (i >= n) return;
   uint f = flags[i];
@@ -80,6 +115,7 @@ __kernel void finalize(int n, __global float4* x, __global const float4* x0, __g
     f = on_wall ? (f | FLAG_STUCK) : (f & ~FLAG_STUCK);
   }
   float3 u = (p - p0) * P->inv_dt;
+  if (hand) u = inelastic_hand(i, u, hand_push, vg, ghost_contact, P);
   if (load > 1e-12f && P->wall_restitution > 0.0f && nbr_count[i] == 0u) {
     const float un0 = c.friction.w != 0.0f ? c.friction.w : dot(v[i].xyz, nrm);  // approach
     if (un0 < 0.0f) u += nrm * (-P->wall_restitution * un0 - dot(u, nrm));

@@ -28,6 +28,7 @@ struct DeviceState {
   cl::Buffer params;
   float dt = 0;  // substep, s (host copy of params.dt)
   bool ghost_viscosity = false;  // host copy of params.ghost_viscosity
+  bool inelastic_contact = false;  // HandCoupling::inelastic_contact (pbf_apply, finalize)
   bool torque_free = false;      // host copy of params.torque_free
   int work_group = 256;          // the launches' work-group size (kernels that do two jobs in
                                  // one launch split their items at a multiple of it)
@@ -38,6 +39,7 @@ struct DeviceState {
   int capacity = 0;
   Field x, x0, v, id, flags, conf, anchor, bond_id, bond_rest;
   cl::Buffer density, lambda, lambda_sum, contact, ghost_contact, omega;
+  cl::Buffer hand_push;  // float4 per particle: the substep's hand contact pushes, summed; w the last ghost
   cl::Buffer nbr, nbr_count;    // fluid -> fluid
   cl::Buffer pair;              // float2 per fluid -> fluid entry (nbr layout): scratch that a
                                 // constraint set fills and reads back within one of its phases
