@@ -68,8 +68,6 @@ void frames(benchmark::State& state, const char* preset, int substeps = 0, int v
   FluidConfig c = pool.config(wanted);
   c.profile = std::getenv("SONOFLOW_FLUID_PROFILE") != nullptr;
   c.hand.viscous_coupling = no_slip;
-  // SONOFLOW_HAND_INELASTIC=1: the hand's inelastic contact (HandCoupling::inelastic_contact, opt-in)
-  c.hand.inelastic_contact = std::getenv("SONOFLOW_HAND_INELASTIC") != nullptr;
   const bool water = std::string(preset) == "water";
   c.material = *lib->find(preset);
   if (water) {

@@ -86,7 +86,7 @@ struct HandCoupling {
   bool closed_contact = true;       // contact with the nearest ghost's plane, not its sphere: the
                                     // hand lets no water in (off: the radial contact, porous
                                     // between ghosts; CHOICES.md "Hand ghosts")
-  bool inelastic_contact = false;   // the contact's pushes add no more velocity than stops the
+  bool inelastic_contact = true;    // the contact's pushes add no more velocity than stops the
                                     // approach (e = 0; off: PBD's u = dx / dt keeps them all, and
                                     // a still hand kicks its first layer off; opt-in: CHOICES.md
                                     // "Hand ghosts")
