@@ -157,6 +157,11 @@ TEST(Sonoflowd, ToolsWorkAgainstTheRunningDaemon) {
   EXPECT_EQ(box.run_tool(ctl + "ping").substr(0, 2), "7:");  // not running
 }
 
+// The config keys for the OpenCL particle fluid with the project's material presets, then `extra`.
+std::string particle_fluid(const std::string& extra) {
+  return "fluid.engine = \"opencl\"\nfluid.materials_dir = \"" SONOFLOW_SOURCE_DIR "/config/materials\"\n" + extra;
+}
+
 // The daemon's status once `ready` holds of it, or after 30 s (then the caller's checks say what is missing).
 status::StatusSnapshot snapshot_once(status::StatusReader& reader, const auto& ready) {
   const auto end = std::chrono::steady_clock::now() + 30s;
@@ -173,8 +178,7 @@ status::StatusSnapshot snapshot_once(status::StatusReader& reader, const auto& r
 // (1,024 = 16 x 16 x 4 at 1 cm: not the default, so the key must reach the engine).
 TEST(Sonoflowd, RunsTheParticleFluidAndRendersItsContact) {
   Sandbox box;
-  box.write_config("fluid.engine = \"opencl\"\nfluid.particles = 1024\nfluid.materials_dir = \"" SONOFLOW_SOURCE_DIR
-                   "/config/materials\"\n");
+  box.write_config(particle_fluid("fluid.particles = 1024\n"));
   NotifySocket notify(box.dir + "/notify.sock");
   Daemon d = Daemon::spawn({SONOFLOWD, "--config", box.config, "--emulate"},
                            {"NOTIFY_SOCKET=" + box.dir + "/notify.sock"}, box.dir + "/stderr");
@@ -202,8 +206,7 @@ TEST(Sonoflowd, RunsTheParticleFluidAndRendersItsContact) {
 // old). Started just before the stages run, the daemon takes every frame from the first on.
 TEST(Sonoflowd, TheTrackerStreamsOnlyOnceTheFluidIsBuilt) {
   Sandbox box;
-  box.write_config("fluid.engine = \"opencl\"\nfluid.particles = 256\nfluid.materials_dir = \"" SONOFLOW_SOURCE_DIR
-                   "/config/materials\"\n");
+  box.write_config(particle_fluid("fluid.particles = 256\n"));
   NotifySocket notify(box.dir + "/notify.sock");
   Daemon d = Daemon::spawn({SONOFLOWD, "--config", box.config, "--emulate"},
                            {"NOTIFY_SOCKET=" + box.dir + "/notify.sock", "POCL_CACHE_DIR=" + box.dir + "/pocl-cache"},
@@ -283,8 +286,7 @@ TEST(Sonoflowd, BadConfigExits78NamingTheKey) {
 // --check-config. (The daemon once ran water's coefficients under the asked-for name.)
 TEST(Sonoflowd, AMaterialWithNoPresetRefusesToStart) {
   Sandbox box;
-  box.write_config("fluid.engine = \"opencl\"\nfluid.material = \"hony\"\nfluid.materials_dir = \"" SONOFLOW_SOURCE_DIR
-                   "/config/materials\"\n");
+  box.write_config(particle_fluid("fluid.material = \"hony\"\n"));
   Daemon d = Daemon::spawn({SONOFLOWD, "--config", box.config, "--emulate"}, {}, box.dir + "/stderr");
   EXPECT_EQ(d.wait(10s), 78);
   EXPECT_NE(d.log().find("'fluid.material' = \"hony\": no preset hony.toml"), std::string::npos) << d.log();

@@ -138,11 +138,9 @@ struct Rebound {
 };
 
 Rebound block_rebound(float restitution) {
-  FluidConfig c;
-  c.max_particles = 2000;
-  c.particle_spacing = 0.01f;
-  c.domain_min = {-0.3f, -0.3f, -0.05f};
-  c.domain_max = {0.3f, 0.3f, 0.8f};
+  FluidConfig c = bowl_config();
+  c.domain_min.z = -0.05f;
+  c.domain_max.z = 0.8f;
   c.material.substeps = 3;
   c.material.iterations = 8;
   c.material.wall_restitution = restitution;

@@ -36,12 +36,15 @@ FluidConfig pool_config() {
   return c;
 }
 
-Scene pool_scene() {
+// A box from (x0, y0) to (x1, y1) on the floor, walls up to 0.35 m, filled `depth` deep.
+Scene box_pool(float x0, float y0, float x1, float y1, float depth) {
   Scene s;
-  s.shapes.push_back(Shape::box({-0.12f, -0.12f, kFloor}, {0.12f, 0.12f, 0.35f}));
-  s.blocks.push_back({{-0.12f, -0.12f, kFloor}, {0.12f, 0.12f, kFloor + kDepth}});
+  s.shapes.push_back(Shape::box({x0, y0, kFloor}, {x1, y1, 0.35f}));
+  s.blocks.push_back({{x0, y0, kFloor}, {x1, y1, kFloor + depth}});
   return s;
 }
+
+Scene pool_scene() { return box_pool(-0.12f, -0.12f, 0.12f, 0.12f, kDepth); }
 
 struct PressResult {
   Vec3f mean_force;          // N, mean over the pressing frames
@@ -169,10 +172,8 @@ TEST(Hand, TwoHandsEachFeelTheirOwnPressure) {
   c.max_particles = 4000;
   auto e = make_engine(c);
   ASSERT_TRUE(e);
-  Scene scene;  // 24 x 30 x 5 cm: room for two hands side by side
-  scene.shapes.push_back(Shape::box({-0.12f, -0.15f, kFloor}, {0.12f, 0.15f, 0.35f}));
-  scene.blocks.push_back({{-0.12f, -0.15f, kFloor}, {0.12f, 0.15f, kFloor + kDepth}});
-  ASSERT_FALSE(e->load_scene(scene));
+  // 24 x 30 x 5 cm: room for two hands side by side
+  ASSERT_FALSE(e->load_scene(box_pool(-0.12f, -0.15f, 0.12f, 0.15f, kDepth)));
   run(*e, 60);
   static ContactField field;
   FluidStats st;
@@ -440,10 +441,7 @@ double stirred_halfway(float teleport_distance) {
   c.hand.teleport_distance = teleport_distance;
   auto e = make_engine(c);
   if (!e) return 0;
-  Scene s;
-  s.shapes.push_back(Shape::box({-0.12f, -0.3f, kFloor}, {0.12f, 0.3f, 0.35f}));
-  s.blocks.push_back({{-0.12f, -0.3f, kFloor}, {0.12f, 0.3f, kFloor + kDepth}});
-  EXPECT_FALSE(e->load_scene(s));
+  EXPECT_FALSE(e->load_scene(box_pool(-0.12f, -0.3f, 0.12f, 0.3f, kDepth)));
   static ContactField field;
   FluidStats st;
   // The hand's ghosts span y from palm - 0.041 to palm + 0.088 (little finger, thumb).
@@ -574,10 +572,7 @@ double drag(const char* preset, bool coupling, float speed) {
   auto e = make_engine(c);
   if (!e) return 0;
   constexpr float depth = 0.04f;
-  Scene s;
-  s.shapes.push_back(Shape::box({-0.14f, -0.08f, kFloor}, {0.14f, 0.08f, 0.35f}));
-  s.blocks.push_back({{-0.14f, -0.08f, kFloor}, {0.14f, 0.08f, kFloor + depth}});
-  EXPECT_FALSE(e->load_scene(s));
+  EXPECT_FALSE(e->load_scene(box_pool(-0.14f, -0.08f, 0.14f, 0.08f, depth)));
   run(*e, 10);
   static ContactField field;
   FluidStats st;
@@ -973,10 +968,7 @@ std::vector<HeldFigures> hold_still(FluidConfig c, const std::vector<float>& dep
   c.max_particles = 4000;
   auto e = make_engine(c);
   if (!e) return out;
-  Scene s;
-  s.shapes.push_back(Shape::box({kStillX0, kStillY0, kFloor}, {kStillX1, kStillY1, 0.35f}));
-  s.blocks.push_back({{kStillX0, kStillY0, kFloor}, {kStillX1, kStillY1, kFloor + kStillDepth}});
-  EXPECT_FALSE(e->load_scene(s));
+  EXPECT_FALSE(e->load_scene(box_pool(kStillX0, kStillY0, kStillX1, kStillY1, kStillDepth)));
   run(*e, 45);
   const float d = c.particle_spacing;
   const double surface0 = free_surface(snapshot(*e), d);
