@@ -15,7 +15,8 @@ void TrackerStage::tick(const rt::LoopTick& tick) noexcept {
     if (links_.recording.load(std::memory_order_relaxed)) links_.trace_hands.push(frame_);
     // A frame received longer ago than the haptic stage's staleness bound waited in the source
     // while this stage did not run (a stall of this thread, or of the daemon's start-up):
-    // rendering it would stamp a block with a capture seconds old. The fluid's ring still gets it (its history keeps only the newest frames).
+    // rendering it would stamp a block with a capture seconds old. The fluid's ring still gets
+    // it (its history keeps only the newest frames).
     fresh = tick.wake_ns - frame_.receive_time_ns <= stale_after_ns_;
     if (!fresh) ++stale_;
   }

@@ -88,7 +88,7 @@ struct HandCoupling {
                                     // between ghosts; CHOICES.md "Hand ghosts")
   bool inelastic_contact = true;    // the contact's pushes add no more velocity than stops the
                                     // approach (e = 0; off: PBD's u = dx / dt keeps them all, and
-                                    // a still hand kicks its first layer off; opt-in: CHOICES.md
+                                    // a still hand kicks its first layer off; CHOICES.md
                                     // "Hand ghosts")
   bool viscous_coupling = true;     // ghosts take part in the conformation constraints of
                                     // viscoelastic materials (a no-slip hand; not for elastic
