@@ -386,7 +386,8 @@ std::string Pipeline::summary_json(std::int64_t now_ns) const {
     j.field("realtime", t.rt.realtime).field("priority", t.rt.granted_priority).close('}');
   }
   j.close(']');
-  j.key("tracker").open('{').field("frames", tracker_->frames()).close('}');
+  j.key("tracker").open('{').field("frames", tracker_->frames());
+  j.field("stale_frames", tracker_->stale_frames()).close('}');
   j.key("fluid").open('{').field("frames", fluid_->frames()).close('}');
   j.key("haptic").open('{').field("blocks", haptic_->blocks()).close('}');
   j.key("array").open('{');

@@ -43,6 +43,9 @@ void TrackerStage::publish(status::StatusRegion& region, std::int64_t now_ns) no
   s.last_frame_id = last_id_;
   s.last_capture_ns = last_capture_ns_;
   region.tracker.lock.store(s);
+  status::TrackerLateStatus late;
+  late.stale_frames = stale_;
+  region.tracker_late.lock.store(late);
 }
 
 }  // namespace sonoflow::daemon

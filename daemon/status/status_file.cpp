@@ -54,6 +54,7 @@ std::unique_ptr<StatusWriter> StatusWriter::create(const std::string& path, std:
       entry(SectionId::Latency, region, region->latency),
       entry(SectionId::Recorder, region, region->recorder),
       entry(SectionId::ForceFeedback, region, region->force_feedback),
+      entry(SectionId::TrackerLate, region, region->tracker_late),
   };
   h.section_count = 0;
   for (const auto& e : entries) h.sections[h.section_count++] = e;
@@ -113,6 +114,7 @@ StatusSnapshot take_snapshot(const StatusRegion& r) noexcept {
   ok &= load_section(r.latency, s.latency);
   ok &= load_section(r.recorder, s.recorder);
   ok &= load_section(r.force_feedback, s.force_feedback);
+  ok &= load_section(r.tracker_late, s.tracker_late);
   s.torn = !ok;
   return s;
 }

@@ -45,6 +45,7 @@ struct StatusSnapshot {
   std::string version;
   std::array<LoopStatus, kStageCount> loops{};
   TrackerStatus tracker;
+  TrackerLateStatus tracker_late;
   FluidStatus fluid;
   HapticStatus haptic;
   ArrayStatus array;

@@ -146,6 +146,7 @@ std::string to_json(const StatusSnapshot& s, std::int64_t now_ns) {
   j.field("state", std::string_view(tracker_state_name(s.tracker.state)));
   j.field("hands", s.tracker.hands_visible).field("frame_rate_hz", s.tracker.frame_rate_hz);
   j.field("frames", s.tracker.frames).field("dropped_frames", s.tracker.dropped_frames);
+  j.field("stale_frames", s.tracker_late.stale_frames);
   j.field("tracking_losses", s.tracker.tracking_losses);
   j.field("last_frame_id", s.tracker.last_frame_id);
   j.field("last_capture_ns", s.tracker.last_capture_ns);
@@ -292,10 +293,10 @@ std::string to_screen(const StatusSnapshot& s, const StatusSnapshot* prev, std::
       human_duration(a.lookahead_ns).c_str(), a.fifo_level, a.fifo_depth, a.underruns, dunder,
       a.late_blocks, a.usb_errors, a.reconnects, static_cast<double>(a.emitted_peak_intensity));
   const TrackerStatus& t = s.tracker;
-  add("tracker0  %-9s %6.1f f/s  hands %u  frames %" PRIu64 "  drops %" PRIu64
+  add("tracker0  %-9s %6.1f f/s  hands %u  frames %" PRIu64 "  drops %" PRIu64 "  stale %" PRIu64
       "  losses %" PRIu64 "  age %s\n",
       tracker_state_name(t.state), t.frame_rate_hz, t.hands_visible, t.frames, t.dropped_frames,
-      t.tracking_losses,
+      s.tracker_late.stale_frames, t.tracking_losses,
       t.last_capture_ns > 0 ? human_duration(now_ns - t.last_capture_ns).c_str() : "n/a");
 
   const FluidStatus& f = s.fluid;

@@ -28,8 +28,10 @@ namespace sonoflow::daemon::status {
 inline constexpr std::uint64_t kMagic = 0x574F4C464F4E4F53ull;  // "SONOFLOW" in file byte order
 // 2: a loop row for the force-feedback servo (every section after the loops moved) and the
 // force_feedback section at the end. 2.1: FluidStatus medium, grid and pressure solve.
+// 2.2: the tracker_late section at the end (stale_frames). TrackerStatus fills its section's
+// cache line (8-byte sequence + 56 bytes), so a field at its end would move every later section.
 inline constexpr std::uint16_t kAbiMajor = 2;
-inline constexpr std::uint16_t kAbiMinor = 1;
+inline constexpr std::uint16_t kAbiMinor = 2;
 inline constexpr std::uint16_t kCompatMajor = 2;  // oldest reader major that understands this file
 inline constexpr std::uint32_t kHeaderSize = 4096;
 
@@ -72,6 +74,14 @@ struct TrackerStatus {
   std::uint64_t tracking_losses = 0;    // times the hand left tracking
   std::uint64_t last_frame_id = 0;
   std::int64_t last_capture_ns = 0;     // monotonic capture time of the newest frame
+};
+
+// abi_minor 2: the tracker's fields added after TrackerStatus filled its cache line; a section
+// of its own at the end of the region, so no earlier offset moved. Writer: the tracker I/O
+// thread, right after its TrackerStatus (a reader may see one publication apart).
+struct TrackerLateStatus {
+  std::uint64_t stale_frames = 0;       // frames received but older than safety.stale_after_ms
+                                        // when the stage read them (a stall): not rendered
 };
 
 // Writer: the fluid thread.
@@ -184,7 +194,7 @@ struct ForceFeedbackStatus {
 
 // Directory entry: where a section lives, so readers need no compiled-in offsets.
 enum class SectionId : std::uint32_t {
-  Loops = 1, Tracker, Fluid, Haptic, Array, Rings, Latency, Recorder, ForceFeedback
+  Loops = 1, Tracker, Fluid, Haptic, Array, Rings, Latency, Recorder, ForceFeedback, TrackerLate
 };
 struct SectionEntry {
   SectionId id{};
@@ -231,6 +241,7 @@ struct StatusRegion {
   Section<LatencyStatus> latency;
   Section<RecorderStatus> recorder;
   Section<ForceFeedbackStatus> force_feedback;
+  Section<TrackerLateStatus> tracker_late;  // abi_minor 2
 };
 
 static_assert(sizeof(StatusHeader) == kHeaderSize);

@@ -9,6 +9,7 @@
 #include "daemon/pipeline/kernel_renderer.hpp"
 #include "daemon/pipeline/pipeline.hpp"
 #include "daemon/standins/palm_drag_field.hpp"
+#include "daemon/status/status_file.hpp"
 
 namespace sonoflow::daemon {
 namespace {
@@ -119,6 +120,10 @@ TEST(PipelineOnDevices, FramesQueuedDuringAStartUpStallAreNeverRendered) {
   EXPECT_LT(latency.max_ns, 25 * kMs);
   EXPECT_GT(rig.emissions.sounding, 0u);  // the fresh frames are rendered
   EXPECT_EQ(rig.pipeline->tracker().stale_frames(), drivers::TrackerDriver::kFrameRing);
+  // A monitor sees them: the region's stale count, beside the fresh frames that were rendered.
+  const status::StatusSnapshot s = status::take_snapshot(rig.status);
+  EXPECT_EQ(s.tracker_late.stale_frames, drivers::TrackerDriver::kFrameRing);
+  EXPECT_GT(s.tracker.frames, 100u + drivers::TrackerDriver::kFrameRing);
 }
 
 TEST(PipelineOnDevices, TrackingLossSilencesTheArrayWithin100Ms) {
@@ -142,7 +147,6 @@ TEST(PipelineOnDevices, UnplugFadesThenReconnectResumes) {
   rig.run_for(500 * kMs);
   EXPECT_LE(rig.emissions.last_sound_ns, unplugged_at + 30 * kMs);
   EXPECT_GE(rig.pipeline->stream().usb_errors(), 1u);
-  rig.pipeline->housekeeping(rig.clock.now_ns());
   status::ArrayStatus lost;
   ASSERT_TRUE(rig.status.array.lock.load(lost));
   EXPECT_EQ(lost.connected, 0u);  // the monitor shows the loss

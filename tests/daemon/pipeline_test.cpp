@@ -5,13 +5,16 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <vector>
 
 #include "daemon/config/config.hpp"
 #include "daemon/pipeline/pipeline.hpp"
 #include "daemon/pipeline/kernel_renderer.hpp"
+#include "daemon/pipeline/tracker_stage.hpp"
 #include "daemon/standins/emulated_array.hpp"
 #include "daemon/standins/palm_drag_field.hpp"
 #include "daemon/standins/scripted_hand.hpp"
+#include "daemon/status/status_file.hpp"
 #include "daemon/status/status_layout.hpp"
 #include "tests/support/allocation_counter.hpp"
 
@@ -289,6 +292,52 @@ TEST(Pipeline, StagesPublishAdvancingStatus) {
   status::RingStatus rings;
   ASSERT_TRUE(rig.status->rings.lock.load(rings));
   EXPECT_EQ(rings.rings[1].capacity, 64u);
+}
+
+// A hand source whose frames are queued with the receive times the test chooses.
+struct QueuedHands final : HandSource {
+  bool poll(HandFrame& out) noexcept override {
+    if (next == queued.size()) return false;
+    out = queued[next++];
+    return true;
+  }
+  bool connected() const noexcept override { return true; }
+  double nominal_rate_hz() const noexcept override { return 120.0; }
+  void add(std::uint64_t id, std::int64_t received_ns) {
+    HandFrame f;
+    f.frame_id = id;
+    f.capture_time_ns = received_ns - 6 * kMs;
+    f.receive_time_ns = received_ns;
+    f.hand_count = 1;
+    queued.push_back(f);
+  }
+  std::vector<HandFrame> queued;
+  std::size_t next = 0;
+};
+
+// Frames that waited out a stall of the tracker thread are counted in the status region, where
+// a monitor reads them (through the same SeqLock load as sonoflow-top); fresh frames are not.
+TEST(TrackerStage, StaleFramesArePublishedToTheStatusRegion) {
+  constexpr std::int64_t kStaleAfter = 50 * kMs;
+  QueuedHands source;
+  auto links = std::make_unique<Links>();
+  auto region = std::make_unique<status::StatusRegion>();
+  TrackerStage stage(source, *links, 1 * kMs, kStaleAfter);
+  for (std::uint64_t id = 1; id <= 3; ++id) source.add(id, static_cast<std::int64_t>(id) * kMs);
+  stage.tick(rt::LoopTick{0, 500 * kMs, 500 * kMs});  // the thread stalled ~0.5 s
+  source.add(4, 505 * kMs);
+  source.add(5, 506 * kMs);
+  stage.tick(rt::LoopTick{1, 506 * kMs, 506 * kMs + 200'000});  // fresh: 0.2 ms old
+  source.add(6, 507 * kMs + kStaleAfter / 2);
+  stage.tick(rt::LoopTick{2, 507 * kMs + kStaleAfter, 507 * kMs + kStaleAfter});  // within the bound
+  stage.publish(*region, 600 * kMs);
+
+  const status::StatusSnapshot s = status::take_snapshot(*region);
+  ASSERT_FALSE(s.torn);
+  EXPECT_EQ(s.tracker.frames, 6u);
+  EXPECT_EQ(s.tracker.dropped_frames, 0u);
+  EXPECT_EQ(s.tracker_late.stale_frames, 3u) << "the three frames of the stall, not the fresh three";
+  EXPECT_EQ(s.tracker_late.stale_frames, stage.stale_frames());
 }
 
 // The supervisor feeds the systemd watchdog only while housekeeping() says every stage ticked

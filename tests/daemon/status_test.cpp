@@ -56,13 +56,18 @@ TEST(StatusLayout, SizesAndOffsetsArePinned) {
   EXPECT_EQ(sizeof(ForceFeedbackStatus), 112u);
   EXPECT_EQ(offsetof(ForceFeedbackStatus, stylus_position), 16u);
   EXPECT_EQ(offsetof(ForceFeedbackStatus, force_age_ns), 72u);
+  EXPECT_EQ(sizeof(TrackerLateStatus), 8u);  // 2.2
+  EXPECT_EQ(offsetof(TrackerLateStatus, stale_frames), 0u);
 
   EXPECT_EQ(offsetof(StatusRegion, loops), 4096u);
   EXPECT_EQ(sizeof(Section<LoopStatus>), 192u);
   EXPECT_EQ(offsetof(StatusRegion, tracker), 4096u + 8 * 192);
   EXPECT_EQ(offsetof(StatusRegion, force_feedback), 6720u);
-  EXPECT_EQ(sizeof(StatusRegion), 6848u);
+  EXPECT_EQ(offsetof(StatusRegion, tracker_late), 6848u);  // 2.2: appended, nothing moved
+  EXPECT_EQ(sizeof(Section<TrackerLateStatus>), 64u);
+  EXPECT_EQ(sizeof(StatusRegion), 6912u);
   EXPECT_EQ(kAbiMajor, 2u) << "ABI 2: the force loop row moved every section after the loops";
+  EXPECT_EQ(kAbiMinor, 2u) << "2.2: the tracker_late section";
 }
 
 TEST(StatusFile, CreatedWithMode0640AndADirectory) {
@@ -80,7 +85,7 @@ TEST(StatusFile, CreatedWithMode0640AndADirectory) {
   EXPECT_EQ(h.magic, kMagic);
   EXPECT_EQ(h.total_size, sizeof(StatusRegion));
   EXPECT_EQ(h.writer_pid, getpid());
-  ASSERT_EQ(h.section_count, 9u);
+  ASSERT_EQ(h.section_count, 10u);
   EXPECT_EQ(h.sections[0].id, SectionId::Loops);
   EXPECT_EQ(h.sections[0].count, kStageCount);
   EXPECT_EQ(h.sections[0].offset, offsetof(StatusRegion, loops));
@@ -88,6 +93,9 @@ TEST(StatusFile, CreatedWithMode0640AndADirectory) {
   EXPECT_EQ(h.sections[7].offset, offsetof(StatusRegion, recorder));
   EXPECT_EQ(h.sections[8].id, SectionId::ForceFeedback);
   EXPECT_EQ(h.sections[8].offset, offsetof(StatusRegion, force_feedback));
+  EXPECT_EQ(h.sections[9].id, SectionId::TrackerLate);
+  EXPECT_EQ(h.sections[9].offset, offsetof(StatusRegion, tracker_late));
+  EXPECT_EQ(h.sections[9].size, sizeof(Section<TrackerLateStatus>));
 }
 
 TEST(StatusFile, ExitRemovesTheFileAndMarksItStopped) {
@@ -262,6 +270,32 @@ TEST(StatusFormat, ForceFeedbackIsInTheJsonAndOnScreenOnlyWhenEnabled) {
   EXPECT_NE(json.find("\"commanded_n\":[0.3"), std::string::npos) << json;
   EXPECT_NE(json.find("\"stale_releases\":2"), std::string::npos);
   EXPECT_NE(json.find("\"name\":\"force\""), std::string::npos) << "the force loop's row";
+}
+
+// The tracker's stale frames go from the region (as TrackerStage publishes them) through a
+// monitor's read-only mapping to the JSON's tracker object and the tracker0 line.
+TEST(StatusFormat, TrackerStaleFramesReachTheJsonAndTheScreen) {
+  const std::string path = temp_path("status_stale");
+  std::string error;
+  auto writer = StatusWriter::create(path, 0, error);
+  ASSERT_TRUE(writer) << error;
+  TrackerStatus tracker;
+  tracker.state = TrackerState::Streaming;
+  tracker.frames = 900;
+  tracker.dropped_frames = 3;
+  writer->region().tracker.lock.store(tracker);
+  TrackerLateStatus late;
+  late.stale_frames = 32;
+  writer->region().tracker_late.lock.store(late);
+
+  auto reader = StatusReader::attach(path, error);
+  ASSERT_TRUE(reader) << error;
+  const StatusSnapshot s = reader->snapshot();
+  const std::string json = to_json(s, 0);
+  EXPECT_NE(json.find("\"frames\":900,\"dropped_frames\":3,\"stale_frames\":32,"), std::string::npos)
+      << json;
+  const std::string screen = to_screen(s, nullptr, 0);
+  EXPECT_NE(screen.find("drops 3  stale 32  losses 0"), std::string::npos) << screen;
 }
 
 TEST(StatusFormat, HumanDurationsPickAUnitAndNeverPrintNonsense) {
