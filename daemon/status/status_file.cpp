@@ -10,6 +10,9 @@
 namespace sonoflow::daemon::status {
 namespace {
 
+// The region as ABI 2.1 wrote it: readers accept a file this long (its later sections read 0).
+constexpr std::size_t kAbi21RegionSize = offsetof(StatusRegion, tracker_late);
+
 template <typename T>
 SectionEntry entry(SectionId id, const void* base, const T& section, std::uint16_t count = 1) {
   return SectionEntry{id, 1, count,
@@ -85,7 +88,7 @@ std::unique_ptr<StatusReader> StatusReader::attach(const std::string& path, std:
   } else if (h.compat_major > kAbiMajor) {
     error = path + ": written by a newer sonoflowd (needs reader ABI " + std::to_string(h.compat_major) +
             ", this tool has " + std::to_string(kAbiMajor) + ")";
-  } else if (h.total_size > file->size() || file->size() < sizeof(StatusRegion)) {
+  } else if (h.total_size > file->size() || h.total_size < kAbi21RegionSize) {
     error = path + ": truncated status file";
   } else {
     return std::unique_ptr<StatusReader>(new StatusReader(std::move(*file)));
@@ -114,7 +117,9 @@ StatusSnapshot take_snapshot(const StatusRegion& r) noexcept {
   ok &= load_section(r.latency, s.latency);
   ok &= load_section(r.recorder, s.recorder);
   ok &= load_section(r.force_feedback, s.force_feedback);
-  ok &= load_section(r.tracker_late, s.tracker_late);
+  // A 2.1 daemon's file (still running after an upgrade of the tools) ends before tracker_late.
+  if (r.header.total_size >= offsetof(StatusRegion, tracker_late) + sizeof(r.tracker_late))
+    ok &= load_section(r.tracker_late, s.tracker_late);
   s.torn = !ok;
   return s;
 }

@@ -3,6 +3,7 @@
 // counters while the writer keeps publishing.
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -235,6 +236,39 @@ TEST(StatusFile, MonitorAttachingMidRunSeesConsistentAdvancingCounters) {
   producer.join();
   EXPECT_GT(advanced, 1);
   EXPECT_GE(consistent, 20'000) << torn << " torn reads";
+}
+
+// A monitor upgraded while a 2.1 daemon still runs: its file ends before tracker_late. The
+// monitor attaches, reads every 2.1 section and a stale count of 0.
+TEST(StatusFile, ReaderAttachesToAnAbi21File) {
+  const std::string path = temp_path("status_abi21");
+  const std::string old_path = path + ".21";
+  std::string error;
+  auto writer = StatusWriter::create(path, 0, error);
+  ASSERT_TRUE(writer) << error;
+  TrackerStatus tracker;
+  tracker.frames = 77;
+  writer->region().tracker.lock.store(tracker);
+  const std::uint32_t old_size = offsetof(StatusRegion, tracker_late);
+  {
+    std::ofstream f(old_path, std::ios::binary);
+    f.write(reinterpret_cast<const char*>(&writer->region()), old_size);
+  }
+  const std::uint16_t old_minor = 1;
+  const int fd = open(old_path.c_str(), O_WRONLY);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(pwrite(fd, &old_size, 4, offsetof(StatusHeader, total_size)), 4);
+  ASSERT_EQ(pwrite(fd, &old_minor, 2, offsetof(StatusHeader, abi_minor)), 2);
+  close(fd);
+
+  auto reader = StatusReader::attach(old_path, error);
+  ASSERT_TRUE(reader) << error;
+  const StatusSnapshot s = reader->snapshot();
+  EXPECT_FALSE(s.torn);
+  EXPECT_EQ(s.tracker.frames, 77u);
+  EXPECT_EQ(s.tracker_late.stale_frames, 0u);
+  reader.reset();
+  std::remove(old_path.c_str());
 }
 
 TEST(StatusFormat, JsonCarriesSchemaAndUnitsInKeys) {
