@@ -96,9 +96,11 @@ std::unique_ptr<StatusReader> StatusReader::attach(const std::string& path, std:
   return nullptr;
 }
 
-StatusSnapshot StatusReader::snapshot() const noexcept { return take_snapshot(region()); }
+StatusSnapshot StatusReader::snapshot() const noexcept {
+  return take_snapshot(region(), region().header.total_size);  // attach checked it is mapped
+}
 
-StatusSnapshot take_snapshot(const StatusRegion& r) noexcept {
+StatusSnapshot take_snapshot(const StatusRegion& r, std::size_t size) noexcept {
   StatusSnapshot s;
   s.generation = r.header.generation;
   s.writer_pid = r.header.writer_pid;
@@ -118,7 +120,7 @@ StatusSnapshot take_snapshot(const StatusRegion& r) noexcept {
   ok &= load_section(r.recorder, s.recorder);
   ok &= load_section(r.force_feedback, s.force_feedback);
   // A 2.1 daemon's file (still running after an upgrade of the tools) ends before tracker_late.
-  if (r.header.total_size >= offsetof(StatusRegion, tracker_late) + sizeof(r.tracker_late))
+  if (size >= offsetof(StatusRegion, tracker_late) + sizeof(r.tracker_late))
     ok &= load_section(r.tracker_late, s.tracker_late);
   s.torn = !ok;
   return s;

@@ -1,6 +1,7 @@
 #pragma once
 // The status file's two ends: StatusWriter (sonoflowd creates, maps read-write, publishes) and
 // StatusReader (monitors attach read-only). See status_layout.hpp for the layout and protocol.
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -57,7 +58,9 @@ struct StatusSnapshot {
 };
 
 // Copies every section of `region` (used by readers and by the daemon's control socket).
-StatusSnapshot take_snapshot(const StatusRegion& region) noexcept;
+// `size`: the bytes of it that exist (a reader's file may be an older, shorter ABI 2 region);
+// sections past it read as zero.
+StatusSnapshot take_snapshot(const StatusRegion& region, std::size_t size = sizeof(StatusRegion)) noexcept;
 
 class StatusReader {
  public:
