@@ -1,13 +1,15 @@
 #pragma once
 // The live status sonoflowd exports at status.path (default /run/sonoflow/status), mapped
 // read-only by monitors (sonoflow-top, sonoflowctl, scripts). This header is the ABI: sizes and
-// offsets are pinned by tests/daemon/status_layout_test.cpp.
+// offsets are pinned by tests/daemon/status_test.cpp (StatusLayout.SizesAndOffsetsArePinned).
 //
 // Layout: a 4 KiB header, then one rt::SeqLock section per writer, each on its own cache lines.
 // All integers are little-endian and naturally aligned; nothing holds a pointer.
 //   - The header's magic/abi/compat fields never change meaning. A reader needs
 //     compat_major <= the major it understands. New fields go at the end of a section (its
-//     size in the directory grows, abi_minor increments); readers ignore trailing bytes.
+//     size in the directory grows, abi_minor increments); readers ignore trailing bytes. A
+//     section that would outgrow its cache lines (moving every later section) gets a new
+//     section at the end of the region instead (2.2: tracker_late).
 //   - generation is new on every daemon start; the daemon writes the file under a temporary name
 //     and renames it over status.path, and unlinks it on exit, so a monitor that kept an old
 //     mapping sees the old inode and the daemon_state "stopped", never a mix of two runs.
