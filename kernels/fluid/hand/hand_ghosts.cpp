@@ -222,23 +222,27 @@ void HandGhosts::patch_sums(int i, float& force_n, float& area_n) const {
   }
   const Eigen::Vector3f pi = v3(world_pos_[ki]);
   const float hand = world_pos_[ki].w;
-  const float inv_cell = 1.0f / patch_radius_, rho2 = patch_radius_ * patch_radius_;
+  const float rho2 = patch_radius_ * patch_radius_;
   const auto mask = static_cast<std::uint32_t>(bucket_start_.size() - 2);
-  const int cx = static_cast<int>(std::floor(pi.x() * inv_cell));
-  const int cy = static_cast<int>(std::floor(pi.y() * inv_cell));
-  const int cz = static_cast<int>(std::floor(pi.z() * inv_cell));
-  // The 27 cells around ghost i; cells that share a bucket are visited once.
-  std::array<std::int32_t, 27> cells{};
+  // Cells are 2 rho wide: the ghosts within rho lie in the 2 x 2 x 2 cells on the near side of
+  // each axis (8 buckets to look in, not 27); a bucket two cells share is looked in once.
+  const Eigen::Vector3f c = pi * (0.5f / patch_radius_);
+  const Eigen::Vector3f lo = c.array().floor();
+  std::array<std::int32_t, 8> cells{};
   int m = 0;
-  for (int dx = -1; dx <= 1; ++dx)
-    for (int dy = -1; dy <= 1; ++dy)
-      for (int dz = -1; dz <= 1; ++dz) cells[static_cast<std::size_t>(m++)] = bucket(cx + dx, cy + dy, cz + dz, mask);
-  std::sort(cells.begin(), cells.end());
-  const auto unique_end = std::unique(cells.begin(), cells.end());
+  for (int a = 0; a < 8; ++a) {
+    int cell[3];
+    for (int d = 0; d < 3; ++d) {
+      const int side = c[d] - lo[d] < 0.5f ? -1 : 1;
+      cell[d] = static_cast<int>(lo[d]) + (((a >> d) & 1) ? side : 0);
+    }
+    const std::int32_t b = bucket(cell[0], cell[1], cell[2], mask);
+    if (std::find(cells.begin(), cells.begin() + m, b) == cells.begin() + m) cells[static_cast<std::size_t>(m++)] = b;
+  }
   force_n = 0;
   area_n = 0;
-  for (auto c = cells.begin(); c != unique_end; ++c) {
-    const auto b = static_cast<std::size_t>(*c);
+  for (int q = 0; q < m; ++q) {
+    const auto b = static_cast<std::size_t>(cells[static_cast<std::size_t>(q)]);
     for (std::int32_t s = bucket_start_[b]; s < bucket_start_[b + 1]; ++s) {
       const auto kj = static_cast<std::size_t>(sorted_[static_cast<std::size_t>(s)]);
       if (world_pos_[kj].w != hand) continue;  // the other hand
@@ -246,8 +250,8 @@ void HandGhosts::patch_sums(int i, float& force_n, float& area_n) const {
       if (r2 >= rho2) continue;
       const float cos_ij = ni.dot(v3(world_normal_[kj]));
       if (cos_ij <= 0) continue;  // the surface's other side (a finger's far side)
-      const float q = 1.0f - r2 / rho2;
-      const float w = q * q;
+      const float x = 1.0f - r2 / rho2;
+      const float w = x * x;
       force_n -= w * ni.dot(v3(force_[kj]));
       area_n += w * area_[kj] * cos_ij;
     }
@@ -283,10 +287,10 @@ void HandGhosts::contact_field(const HandFrame& newest, std::span<const Float4> 
     force_[k] = f4(f);
   }
 
-  // Counting sort of the ghosts into the hashed grid (cell = patch radius).
+  // Counting sort of the ghosts into the hashed grid (cells 2 x the patch radius).
   if (patch_radius_ > 0) {
     const auto mask = static_cast<std::uint32_t>(bucket_start_.size() - 2);
-    const float inv_cell = 1.0f / patch_radius_;
+    const float inv_cell = 0.5f / patch_radius_;
     const std::size_t table = bucket_start_.size() - 1;
     std::fill(bucket_start_.begin(), bucket_start_.end(), 0);
     for (int g = 0; g < n; ++g) {
