@@ -14,7 +14,7 @@ namespace sonoflow {
 struct ContactSample {
   Vec3f position;             // m, array frame, at the time of the field
   Vec3f normal;               // unit, out of the hand surface
-  float pressure = 0;         // Pa, >= 0 (p* = max(-n.f, 0) / area)
+  float pressure = 0;         // Pa, >= 0 (p* = max(-n.f, 0) / area of a small patch around it)
   float weight = 1;           // perceptual weight, 0..1
   std::uint8_t joint = 0;     // HandJoint this sample is anchored to
   std::uint8_t hand = 0;      // index into ContactField::hand_ids (the hand it lies on)

@@ -4,7 +4,9 @@
 // Every frame the capsules between the 27 joints (finger bones, metacarpals, two palm cross
 // pieces, the forearm; radius = the radius of the joint the bone ends at) are sampled on their
 // surface at the ghost spacing; samples that lie inside another capsule of the same hand are
-// dropped. Each ghost is stored in the frame of the bone's base joint (joint index + offset +
+// dropped. Each ghost's area (for the pressure reading only; the device computes its own
+// boundary volume) is the part of its surface element that lies on the hand's surface, outside
+// the other capsules. Each ghost is stored in the frame of the bone's base joint (joint index + offset +
 // normal), so the device can re-pose it per substep and the contact field is anchored the way
 // the haptic thread needs it. Nothing here allocates after construction.
 #include <array>
@@ -26,7 +28,14 @@ inline constexpr int kJointSlots = kMaxHands * kHandJointCount;
 
 class HandGhosts {
  public:
-  HandGhosts(int capacity, float spacing);
+  // patch_radius < 0: kPatchSpacings x spacing; 0: each ghost alone (the thesis' p*).
+  HandGhosts(int capacity, float spacing, float patch_radius = -1.0f);
+
+  // The pressure patch's radius in ghost spacings: 1 cm at the default 1 cm. Its weight's
+  // half-width is ~1.1 cm, about the array's focal spot (~8.6 mm at 40 kHz): it smooths no more
+  // than the array can render. 1.5 and 2 x read the coupled palm closer still, but the
+  // contact-only palm lower (bench/RESULTS.md, handread).
+  static constexpr float kPatchSpacings = 1.0f;
 
   // Lays the ghosts out for the hands of `frame`.
   void layout(const HandFrame& frame);
@@ -35,18 +44,27 @@ class HandGhosts {
   // that moved farther than teleport_distance, starts at its newest pose (no sweep).
   void joint_poses(const HandFrame& newest, const HandFrame* previous, float teleport_distance);
 
-  // Contact field from each ghost's impulse (N s) over a frame of frame_dt seconds:
-  // p = max(-n . f, 0) / area on ghosts whose normal faces the array.
+  // Contact field from each ghost's impulse (N s) over a frame of frame_dt seconds, read as a
+  // small pressure sensor would: on each ghost i whose normal faces the array, the net force on
+  // the patch of the same hand's surface within patch_radius of it (ghosts j with n_i . n_j > 0,
+  // weight w_ij = (1 - r^2/rho^2)^2), projected on n_i, over the patch's area projected on n_i:
+  //   p_i = max(-n_i . sum_j w_ij f_j, 0) / sum_j w_ij A_j (n_i . n_j).
+  // A push that landed on an oblique ghost of the round capsules counts whole, not as its
+  // projection on that ghost's normal; uniform pressure reads exactly. As rho -> 0 this is the
+  // thesis' p* = max(-n . f, 0) / area (6.2.1) of a smoothed force, not a new quantity.
+  // total_force is the raw sum of the ghosts' forces. Allocation-free: a cell grid (cell = rho,
+  // hashed, counting sort) over the ghosts in arrays sized at construction.
   void contact_field(const HandFrame& newest, std::span<const Float4> impulse, double frame_dt,
                      const Vec3f& array_position, ContactField& out, Vec3f& total_force,
-                     float& max_pressure) const;
+                     float& max_pressure);
 
   int count() const { return count_; }
+  float patch_radius() const { return patch_radius_; }
   int dropped() const { return dropped_; }  // ghosts that did not fit the capacity
   std::span<const std::int32_t> joint_slot() const { return {joint_slot_.data(), size()}; }
   std::span<const Float4> offset() const { return {offset_.data(), size()}; }
   std::span<const Float4> normal() const { return {normal_.data(), size()}; }
-  std::span<const float> area() const { return {area_.data(), size()}; }
+  std::span<const float> area() const { return {area_.data(), size()}; }  // m^2, on the union
   const std::array<Float4, kJointSlots>& pos_prev() const { return pos_prev_; }
   const std::array<Float4, kJointSlots>& rot_prev() const { return rot_prev_; }
   const std::array<Float4, kJointSlots>& pos_new() const { return pos_new_; }
@@ -57,8 +75,12 @@ class HandGhosts {
   void add(int hand, int joint, const float local_offset[3], const float local_normal[3],
            float area);
 
+  // Sums the patch of ghost i into its projected force and area (ghosts of the same hand).
+  void patch_sums(int i, float& force_n, float& area_n) const;
+
   int capacity_;
   float spacing_;
+  float patch_radius_;
   int count_ = 0;
   int dropped_ = 0;
   std::vector<std::int32_t> joint_slot_;
@@ -66,6 +88,13 @@ class HandGhosts {
   std::vector<Float4> normal_;
   std::vector<float> area_;
   std::array<Float4, kJointSlots> pos_prev_{}, rot_prev_{}, pos_new_{}, rot_new_{};
+  // contact_field's per-frame working set, sized at construction.
+  std::vector<Float4> world_pos_;            // xyz, w = hand index (-1: left out, force not finite)
+  std::vector<Float4> world_normal_;
+  std::vector<Float4> force_;                // N
+  std::vector<std::int32_t> bucket_of_;      // hashed grid cell per ghost
+  std::vector<std::int32_t> bucket_start_;   // per bucket, + 1 at the end
+  std::vector<std::int32_t> sorted_;         // ghost indices by bucket
 };
 
 }  // namespace sonoflow::fluid
