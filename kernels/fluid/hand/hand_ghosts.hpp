@@ -52,8 +52,8 @@ class HandGhosts {
   // A push that landed on an oblique ghost of the round capsules counts whole, not as its
   // projection on that ghost's normal; uniform pressure reads exactly. As rho -> 0 this is the
   // thesis' p* = max(-n . f, 0) / area (6.2.1) of a smoothed force, not a new quantity.
-  // total_force is the raw sum of the ghosts' forces. Allocation-free: a cell grid (cell = rho,
-  // hashed, counting sort) over the ghosts in arrays sized at construction.
+  // total_force is the raw sum of the ghosts' forces. Allocation-free: a cell grid (cells
+  // 2 rho wide, hashed, counting sort) over the ghosts in arrays sized at construction.
   void contact_field(const HandFrame& newest, std::span<const Float4> impulse, double frame_dt,
                      const Vec3f& array_position, ContactField& out, Vec3f& total_force,
                      float& max_pressure);
