@@ -71,7 +71,7 @@ switcher=$!
 if [ -t 1 ]; then
   "$build/daemon/sonoflow-top" --shm "$work/status" -d 1 -n "$seconds" || true
 else
-  "$build/daemon/sonoflow-top" --shm "$work/status" -b -d 5 -n $((seconds / 5)) || true
+  "$build/daemon/sonoflow-top" --shm "$work/status" -b -d 5 -n $((seconds >= 5 ? seconds / 5 : 1)) || true
 fi
 wait "$daemon" || { echo "sonoflowd exited with $?"; cat "$work/daemon.log"; exit 1; }
 wait "$switcher" ${picture:+"$picture"} || true
