@@ -1071,10 +1071,10 @@ TEST(Hand, StillHandInWaterFeelsArchimedesBuoyancy) {
 // 0.85-1.25 and a slope of 0.75-1.25 rho0 g. With contact only (no boundary density: every push
 // is the one-sided contact at the nearest ghost's plane) 0.86-0.95 at 2.4-4.3 cm, slope 0.93
 // (each ghost alone 0.86-0.97, 0.91; 1.06-1.12 and 1.06 before the inelastic contact, whose kicks
-// the palm also felt); held to 0.85-1.35, slope 0.75-1.25. (The contact-only water pushes the
-// palm with less: its force on a 7 x 5 cm patch of the palm over that area is 0.73-0.98 of rho0 g
-// depth, the hand's 1.7 N against its capsules' 2.4 N of Archimedes; wider patches, 1.5 and 2 x
-// the spacing, read it 0.82-0.90 and fail the bound.)
+// the palm also felt); held to 0.85-1.35, slope 0.75-1.25. (Wider patches, 1.5 and 2 x the
+// spacing, read the contact-only palm 0.82-0.90 and fail the bound; whether its water pushes the
+// palm with less is open: two diagnostics of its force on a 7 x 5 cm patch of the palm read
+// 0.73-0.98 and 0.89-0.97 of rho0 g depth, bench/RESULTS.md handread and handcaps.)
 // Fails with the radial contact (`hand.closed_contact` off; contact only: the hand fills with water, 5-7 Pa;
 // with the boundary density: 58-81 Pa at 2.5-4.4 cm, 0.12-0.25 of rho0 g depth, slope 0.06;
 // figures of the per-ghost reading) and with the reading of branch handread undone (the coupled palm).
