@@ -157,6 +157,18 @@ class FluidEngine {
   float support_radius() const;  // h, m
   // The turbulence wind at points as the device samples it (m/s).
   std::vector<Vec3f> wind_at(std::span<const Vec3f> points);
+  // The hands' ghosts after the last frame, with the fluid's impulse on each over that frame (the
+  // raw read-back the contact field is made from): a test can sum the force on a part of the hand
+  // apart from the pressure reading. Position and normal on the frame's newest pose (array frame).
+  struct GhostImpulse {
+    Vec3f position;  // m
+    Vec3f normal;    // unit, out of the hand's surface
+    float area = 0;  // m^2, the ghost's share of the hand's surface (HandGhosts::area)
+    Vec3f impulse;   // N s, of the fluid on the ghost over the frame
+    int hand = 0;    // index into the frame's hands
+    int joint = 0;   // HandJoint the ghost rides on
+  };
+  std::vector<GhostImpulse> hand_ghost_impulses() const;
 
   // With config.profile: device milliseconds per kernel since the last call.
   std::vector<opencl::KernelTime> kernel_profile();

@@ -1,6 +1,6 @@
 // Read-backs and diagnostics for tests, tools and live views: counts, particles, the display
 // sample, the device's smoothing kernel, neighbour lists, kernel timings, the tool's force, the
-// wind field. Only read_display is for the fluid thread; the others allocate and block.
+// wind field, the hand ghosts' impulses. Only read_display is for the fluid thread; the others allocate and block.
 #include <algorithm>
 #include <array>
 #include <cstddef>
@@ -175,6 +175,36 @@ std::vector<Vec3f> FluidEngine::wind_at(std::span<const Vec3f> points) {
     m.upload_params();
   }
   return m.media->wind_at(*m.rt, *m.launch, points);
+}
+
+namespace {
+// q (x, y, z, w) applied to v: v + 2w (q x v) + 2 q x (q x v).
+Vec3f rotate(const Float4& q, const Float4& v) {
+  const float tx = 2 * (q.y * v.z - q.z * v.y), ty = 2 * (q.z * v.x - q.x * v.z), tz = 2 * (q.x * v.y - q.y * v.x);
+  return {v.x + q.w * tx + (q.y * tz - q.z * ty), v.y + q.w * ty + (q.z * tx - q.x * tz),
+          v.z + q.w * tz + (q.x * ty - q.y * tx)};
+}
+}  // namespace
+
+std::vector<FluidEngine::GhostImpulse> FluidEngine::hand_ghost_impulses() const {
+  const Impl& m = *impl_;
+  const HandGhosts& g = m.ghosts;
+  const int n = std::min(m.hand_ghosts, g.count());
+  std::vector<GhostImpulse> out(static_cast<std::size_t>(std::max(n, 0)));
+  for (std::size_t k = 0; k < out.size(); ++k) {
+    const auto slot = static_cast<std::size_t>(g.joint_slot()[k]);
+    const Float4& pos = g.pos_new()[slot];
+    const Float4& rot = g.rot_new()[slot];
+    const Vec3f p = rotate(rot, g.offset()[k]);
+    const Float4& im = m.impulse_host[k];
+    out[k] = {.position = {pos.x + p.x, pos.y + p.y, pos.z + p.z},
+              .normal = rotate(rot, g.normal()[k]),
+              .area = g.area()[k],
+              .impulse = {im.x, im.y, im.z},
+              .hand = static_cast<int>(slot) / kHandJointCount,
+              .joint = static_cast<int>(slot) % kHandJointCount};
+  }
+  return out;
 }
 
 }  // namespace sonoflow::fluid

@@ -874,6 +874,12 @@ struct HeldFigures {
   double fluct = 0;          // std / mean over the frames of that palm mean
   double jump = 0;           // largest change between consecutive frames / mean
   double sample_fluct = 0;   // median over the downward samples of their own std / mean
+  // The water's vertical force on the palm's underside (PalmForce, from the ghosts' raw impulses)
+  // over its projected area, and rho0 g (surface - z) averaged over that projected area: Pa.
+  double palm_force = 0, palm_force_expected = 0;
+  double palm_force_min = 0, palm_force_max = 0;  // per-frame ratio force / expected: extremes
+  double wide_force = 0, wide_force_expected = 0;  // the same on a 10 x 7 cm box (handcaps' diagnostic)
+  double bottom_force = 0, bottom_force_expected = 0;  // 7 x 5 cm, ghosts facing down within 25 degrees
   int inside = 0;            // particles inside the hand at the end of the hold
   // Over the averaged frames: the fastest particle within 2 cm of the hand's surface, and the
   // fastest motion away from / towards it (along the surface's normal) within 1 cm of it.
@@ -924,6 +930,36 @@ void record_palm(const ContactField& field, double level, double rho0_g, PalmSer
   s.expected += n > 0 ? pe / n : 0;
 }
 
+// The water's force on the palm apart from its pressure reading, from the ghosts' raw impulses
+// (FluidEngine::hand_ghost_impulses). The patch: the hand's ghosts within a box centred under
+// the Palm joint in the hand's frame (|x| <= half_x, |y| <= half_y; the flat hand's joint frames are
+// the array's), below the palm's centre line, whose normals face down (n.z < -cos_max; cos_max = 0:
+// the whole underside). Its projected area A = sum_j A_j max(-n_j.z, 0) (A_j: HandGhosts' areas,
+// the ghosts' shares of the hand's surface); the force F = sum_j f_j.z (up: the water pushes the
+// palm up). Hydrostatics puts F = rho0 g sum_j (surface - z_j) A_j max(-n_j.z, 0), the
+// "expected" force. Both over frame_dt into Pa (over A).
+struct PalmForce {
+  double force = 0, expected = 0, area = 0;  // Pa, Pa, m^2
+};
+PalmForce palm_force(const std::vector<FluidEngine::GhostImpulse>& ghosts, const Vec3f& palm,
+                     double level, double rho0_g, double frame_dt, float half_x, float half_y,
+                     float cos_max) {
+  PalmForce pf;
+  double f = 0, fe = 0;
+  for (const FluidEngine::GhostImpulse& gi : ghosts) {
+    if (gi.hand != 0 || std::fabs(gi.position.x - palm.x) > half_x ||
+        std::fabs(gi.position.y - palm.y) > half_y)
+      continue;
+    if (gi.position.z >= palm.z || gi.normal.z >= -cos_max) continue;
+    f += gi.impulse.z / frame_dt;
+    const double a = gi.area * -gi.normal.z;
+    pf.area += a;
+    fe += rho0_g * (level - gi.position.z) * a;
+  }
+  if (pf.area > 0) pf.force = f / pf.area, pf.expected = fe / pf.area;
+  return pf;
+}
+
 // The series' mean, expected value and fluctuations into h (palm, palm_expected, fluct, jump,
 // sample_fluct).
 void palm_statistics(PalmSeries& s, HeldFigures& h) {
@@ -947,6 +983,7 @@ void palm_statistics(PalmSeries& s, HeldFigures& h) {
 }
 
 void print_held(const FluidConfig& c, const HeldFigures& h, double volume) {
+  const double rho0_g = c.material.rest_density * 9.81;
   std::printf("%s, %d substeps%s%s: D %.1f mm (level up %.2f mm): hand %.3f N, floor - weight %.3f N, "
               "rho0 g A rise %.3f N, rho0 g V_capsules %.3f N (V %.0f cm^3); palm %.0f Pa vs "
               "rho0 g depth %.0f Pa (%.3f); frame to frame std/mean %.3f, largest jump %.3f, per "
@@ -957,6 +994,13 @@ void print_held(const FluidConfig& c, const HeldFigures& h, double volume) {
               1e3 * h.depth, 1e3 * h.rise, h.force, h.floor_load - h.weight, h.displaced, h.archimedes,
               1e6 * volume, h.palm, h.palm_expected, h.palm / h.palm_expected, h.fluct, h.jump,
               h.sample_fluct, h.inside, h.near_max, h.away_max, h.towards_max);
+  std::printf("  the water's force on the palm over its projected area / rho0 g depth: 7 x 5 cm underside "
+              "%.3f (%.0f vs %.0f Pa; one frame %.3f-%.3f; against rho0 g D at the palm's lower surface "
+              "%.3f), 10 x 7 cm %.3f, 7 x 5 cm within 25 degrees of down %.3f; palm reading / force %.3f\n",
+              h.palm_force / h.palm_force_expected, h.palm_force, h.palm_force_expected,
+              h.palm_force_min, h.palm_force_max, h.palm_force / (rho0_g * h.depth),
+              h.wide_force / h.wide_force_expected, h.bottom_force / h.bottom_force_expected,
+              (h.palm / h.palm_expected) / (h.palm_force / h.palm_force_expected));
 }
 
 // Settles the pool, lowers the hand at 0.1 m/s from 1 cm above the surface to each of `depths`
@@ -1007,11 +1051,26 @@ std::vector<HeldFigures> hold_still(FluidConfig c, const std::vector<float>& dep
       h.force += st.hand_force.z;
       h.floor_load -= st.wall_force.z;
       record_palm(field, level, rho0 * g, palm);
+      const std::vector<FluidEngine::GhostImpulse> ghosts = e->hand_ghost_impulses();
+      const Vec3f centre = prev.hands[0].joint(HandJoint::Palm).position;
+      const PalmForce under = palm_force(ghosts, centre, level, rho0 * g, dt, 0.035f, 0.025f, 0.0f);
+      const PalmForce wide = palm_force(ghosts, centre, level, rho0 * g, dt, 0.05f, 0.035f, 0.0f);
+      const PalmForce bottom = palm_force(ghosts, centre, level, rho0 * g, dt, 0.035f, 0.025f,
+                                          std::cos(25.0f * std::numbers::pi_v<float> / 180.0f));
+      const double r = under.force / under.expected;
+      h.palm_force_min = palm.mean.size() == 1 ? r : std::min(h.palm_force_min, r);
+      h.palm_force_max = std::max(h.palm_force_max, r);
+      h.palm_force += under.force, h.palm_force_expected += under.expected;
+      h.wide_force += wide.force, h.wide_force_expected += wide.expected;
+      h.bottom_force += bottom.force, h.bottom_force_expected += bottom.expected;
     }
     const double cnt = static_cast<double>(std::max<std::size_t>(palm.mean.size(), 1));
     surface /= cnt;
     h.force /= cnt;
     h.floor_load /= cnt;
+    for (double* x : {&h.palm_force, &h.palm_force_expected, &h.wide_force, &h.wide_force_expected,
+                      &h.bottom_force, &h.bottom_force_expected})
+      *x /= cnt;
     palm_statistics(palm, h);
     h.depth = surface - (z - kPalmRadius);
     h.rise = surface - surface0;
@@ -1085,13 +1144,23 @@ TEST(Hand, PalmPressureIsHydrostatic) {
         hold_still(still_water(density), {0.02f, 0.025f, 0.03f, 0.035f, 0.04f}, 1.2, 0.6);
     ASSERT_EQ(held.size(), 5u);
     double sd = 0, sp = 0, sdd = 0, sdp = 0;  // least squares: palm = a + slope depth
+    double sf = 0, sdf = 0;                   // and the force's: palm_force = b + force_slope depth
     for (const HeldFigures& h : held) {
       sd += h.depth, sp += h.palm, sdd += h.depth * h.depth, sdp += h.depth * h.palm;
+      sf += h.palm_force, sdf += h.depth * h.palm_force;
     }
     const double slope = (5 * sdp - sd * sp) / (5 * sdd - sd * sd);
-    std::printf("palm pressure against depth: slope %.0f Pa/m = %.3f rho0 g (density coupling %d)\n",
-                slope, slope / rho_g, density ? 1 : 0);
+    const double force_slope = (5 * sdf - sd * sf) / (5 * sdd - sd * sd);
+    std::printf("palm pressure against depth: slope %.0f Pa/m = %.3f rho0 g; the water's force on the "
+                "palm over its area: %.3f rho0 g (density coupling %d)\n",
+                slope, slope / rho_g, force_slope / rho_g, density ? 1 : 0);
     for (const HeldFigures& h : held) EXPECT_EQ(h.inside, 0);
+    // The water's force on the palm's underside, apart from the reading (hold_still's PalmForce).
+    for (const HeldFigures& h : held) {
+      EXPECT_GT(h.palm_force, 0.85 * h.palm_force_expected) << "the water's force on the palm";
+      EXPECT_LT(h.palm_force, (density ? 1.30 : 1.15) * h.palm_force_expected) << "the water's force on the palm";
+    }
+    EXPECT_NEAR(force_slope / rho_g, 1.0, 0.25) << "the water's force on the palm against depth";
     if (!density) {
       for (const HeldFigures& h : held) {
         EXPECT_GT(h.palm, 0.85 * h.palm_expected);
