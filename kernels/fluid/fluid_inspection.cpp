@@ -9,7 +9,10 @@
 #include <string>
 #include <vector>
 
+#include <Eigen/Geometry>
+
 #include "kernels/fluid/fluid_engine_impl.hpp"
+#include "kernels/types/eigen_bridge.hpp"
 
 namespace sonoflow::fluid {
 
@@ -178,11 +181,8 @@ std::vector<Vec3f> FluidEngine::wind_at(std::span<const Vec3f> points) {
 }
 
 namespace {
-// q (x, y, z, w) applied to v: v + 2w (q x v) + 2 q x (q x v).
 Vec3f rotate(const Float4& q, const Float4& v) {
-  const float tx = 2 * (q.y * v.z - q.z * v.y), ty = 2 * (q.z * v.x - q.x * v.z), tz = 2 * (q.x * v.y - q.y * v.x);
-  return {v.x + q.w * tx + (q.y * tz - q.z * ty), v.y + q.w * ty + (q.z * tx - q.x * tz),
-          v.z + q.w * tz + (q.x * ty - q.y * tx)};
+  return to_vec3f(Eigen::Quaternionf(q.w, q.x, q.y, q.z) * Eigen::Vector3f(v.x, v.y, v.z));
 }
 }  // namespace
 
