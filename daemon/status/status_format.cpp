@@ -293,11 +293,15 @@ std::string to_screen(const StatusSnapshot& s, const StatusSnapshot* prev, std::
       human_duration(a.lookahead_ns).c_str(), a.fifo_level, a.fifo_depth, a.underruns, dunder,
       a.late_blocks, a.usb_errors, a.reconnects, static_cast<double>(a.emitted_peak_intensity));
   const TrackerStatus& t = s.tracker;
+  // The newest frame's age when the tracker stage published it: the monitor's own lag (up to
+  // 1 / status.update_hz) is not the tracker's, and would read as a stale hand.
+  const std::int64_t published_ns = s.loops[static_cast<int>(Stage::Tracker)].updated_ns;
+  const std::int64_t age_ns = (published_ns > 0 ? published_ns : now_ns) - t.last_capture_ns;
   add("tracker0  %-9s %6.1f f/s  hands %u  frames %" PRIu64 "  drops %" PRIu64 "  stale %" PRIu64
       "  losses %" PRIu64 "  age %s\n",
       tracker_state_name(t.state), t.frame_rate_hz, t.hands_visible, t.frames, t.dropped_frames,
       s.tracker_late.stale_frames, t.tracking_losses,
-      t.last_capture_ns > 0 ? human_duration(now_ns - t.last_capture_ns).c_str() : "n/a");
+      t.last_capture_ns > 0 ? human_duration(age_ns).c_str() : "n/a");
 
   const FluidStatus& f = s.fluid;
   if (f.medium == 1) {

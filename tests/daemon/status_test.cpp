@@ -332,6 +332,20 @@ TEST(StatusFormat, TrackerStaleFramesReachTheJsonAndTheScreen) {
   EXPECT_NE(screen.find("drops 3  stale 32  losses 0"), std::string::npos) << screen;
 }
 
+// The tracker0 line's age is the newest frame's age when the tracker published it (3 ms here),
+// not the monitor's lag since that publication (95 ms more at status.update_hz = 10): that
+// reads as a stale hand (safety.stale_after_ms is 50) while the tracker streams at 120 Hz.
+TEST(StatusFormat, TrackerAgeIsTheNewestFramesAgeWhenPublished) {
+  StatusSnapshot s;
+  s.daemon_state = DaemonState::Running;
+  s.heartbeat_ns = 5'090'000'000;
+  s.loops[static_cast<int>(Stage::Tracker)].updated_ns = 5'000'000'000;
+  s.tracker.state = TrackerState::Streaming;
+  s.tracker.last_capture_ns = 4'997'000'000;
+  const std::string screen = to_screen(s, nullptr, 5'095'000'000);
+  EXPECT_NE(screen.find("age 3.00ms"), std::string::npos) << screen;
+}
+
 TEST(StatusFormat, HumanDurationsPickAUnitAndNeverPrintNonsense) {
   EXPECT_EQ(human_duration(850), "850ns");
   EXPECT_EQ(human_duration(31'000), "31us");
