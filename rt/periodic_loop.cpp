@@ -12,6 +12,13 @@ PeriodicLoop::PeriodicLoop(Clock& clock, PeriodicLoopConfig config, EscalationHa
 }
 
 void PeriodicLoop::start(std::int64_t first_deadline_ns) noexcept {
+  // A loop whose thread came up after its first deadline (thread creation, real-time set-up on
+  // a loaded machine) begins at the first grid deadline not yet past: deadlines from before it
+  // ran were never its to meet, so they count neither as an overrun nor as skipped periods.
+  const std::int64_t now = clock_.now_ns();
+  if (first_deadline_ns < now) {
+    first_deadline_ns += (now - first_deadline_ns + config_.period_ns - 1) / config_.period_ns * config_.period_ns;
+  }
   next_deadline_ = first_deadline_ns;
   previous_wake_ = -1;
 }

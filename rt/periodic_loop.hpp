@@ -54,7 +54,8 @@ class PeriodicLoop {
 
   PeriodicLoop(Clock& clock, PeriodicLoopConfig config, EscalationHandler on_escalate = {});
 
-  // Puts the first deadline at `first_deadline_ns` (default: now + one period).
+  // Puts the first deadline at `first_deadline_ns` (default: now + one period), or, when that
+  // has already passed as the loop starts, at the first deadline of its grid still ahead.
   void start(std::int64_t first_deadline_ns) noexcept;
   void start() noexcept { start(clock_.now_ns() + config_.period_ns); }
 
