@@ -53,10 +53,6 @@ void StreamStage::discard_queued() noexcept {
 }
 
 void StreamStage::tick(const rt::LoopTick&) noexcept {
-  if (stopped_.load(std::memory_order_relaxed)) {
-    discard_queued();
-    return;
-  }
   const ArrayLinkStatus st = link_.status();
   if (!st.connected) {
     if (state_ == LinkState::Streaming) {
@@ -93,11 +89,27 @@ void StreamStage::tick(const rt::LoopTick&) noexcept {
   last_status_ = st;
   while (links_.blocks_to_stream.ring.try_pop(block_)) send(block_);
 
-  // Stopping: once the silent tail has played out, stop sending (the supervisor disarms).
-  if (stopping_.load(std::memory_order_acquire) && st.fifo_level == 0 &&
-      links_.blocks_to_stream.ring.empty_estimate()) {
-    stopped_.store(true, std::memory_order_release);
+  // Stopping: the haptic thread has stopped before this is asked (Pipeline::stop), so what the
+  // ring held was the last of its faded tail. Once that tail has played, stop. Until the
+  // supervisor disarms, the FIFO is kept fed with silence: letting it run dry counted one
+  // underrun at every stop, for a stream that was meant to end.
+  if (stopping_.load(std::memory_order_acquire) && links_.blocks_to_stream.ring.empty_estimate()) {
+    if (!have_tail_end_) {
+      tail_end_tick_ = next_tick_;
+      have_tail_end_ = true;
+    }
+    if (blocks_sent_ > 0) send_silence();
+    if (st.device_tick >= tail_end_tick_) stopped_.store(true, std::memory_order_release);
   }
+}
+
+void StreamStage::send_silence() noexcept {
+  // One silent millisecond right after the last block sent (send() keeps its ticks contiguous).
+  const std::int64_t start = block_.start_time_ns + 1'000'000;
+  block_ = FocalBlock{};
+  block_.start_time_ns = start;
+  block_.mode = HapticMode::Silent;
+  send(block_);
 }
 
 void StreamStage::publish(status::StatusRegion& region, std::int64_t) noexcept {

@@ -4,7 +4,7 @@
 // records the hand-to-array latency of each hand frame's first block, notices link loss
 // (counted as a USB error; the device holds then fades on its own watchdog), resumes when the
 // array streams again (a new stream epoch restarts its ticks), and on shutdown lets the silent
-// tail play out, after which the supervisor disarms. Real-time safe.
+// tail play out, then feeds the FIFO silence until the supervisor disarms. Real-time safe.
 #include <array>
 #include <atomic>
 
@@ -31,7 +31,8 @@ class StreamStage final : public Stage {
   void tick(const rt::LoopTick& tick) noexcept override;
   void publish(status::StatusRegion& region, std::int64_t now_ns) noexcept override;
 
-  // Shutdown: once `upstream_silent` is set, play out what is queued, then disarm.
+  // Shutdown, once the haptic thread has stopped: play out what is queued, then keep the FIFO
+  // fed with silence until the supervisor disarms.
   void request_stop() noexcept { stopping_.store(true, std::memory_order_release); }
   bool stopped() const noexcept { return stopped_.load(std::memory_order_acquire); }
 
@@ -48,6 +49,7 @@ class StreamStage final : public Stage {
   // While recording: every block taken from the ring goes to the trace, with its fate.
   void record(const FocalBlock& block, BlockFate fate, std::uint64_t tick) noexcept;
   void discard_queued() noexcept;
+  void send_silence() noexcept;
 
   ArrayLink& link_;
   Links& links_;
@@ -56,6 +58,8 @@ class StreamStage final : public Stage {
   FocalBlock block_{};
   ArrayLinkStatus last_status_{};
   std::uint64_t next_tick_ = 0;  // device tick the next block starts at; 0 = resync
+  std::uint64_t tail_end_tick_ = 0;  // stopping: where the haptic thread's last block ends
+  bool have_tail_end_ = false;
   std::uint32_t epoch_ = 0;
   std::uint64_t blocks_sent_ = 0, refused_ = 0, usb_errors_ = 0, reconnects_ = 0, silent_ = 0;
   std::uint64_t underrun_base_ = 0;   // device counters restart after a reconnect
