@@ -10,7 +10,7 @@ constexpr std::uint64_t kTicksPerBlock = kSamplesPerBlock * kTicksPerSample;  //
 StreamStage::StreamStage(ArrayLink& link, Links& links, StreamSettings settings)
     : link_(link), links_(links), settings_(settings) {}
 
-void StreamStage::send(const FocalBlock& block) noexcept {
+void StreamStage::send(const FocalBlock& block, bool from_ring) noexcept {
   // Blocks are consecutive milliseconds: keep their ticks contiguous, resyncing only when the
   // haptic clock and the device clock drifted more than a block apart (or after a reconnect).
   std::uint64_t tick = (link_.host_to_tick(block.start_time_ns) + 1) & ~std::uint64_t{1};
@@ -19,7 +19,7 @@ void StreamStage::send(const FocalBlock& block) noexcept {
   }
   if (!link_.submit(block, tick)) {
     ++refused_;
-    record(block, BlockFate::Refused, 0);
+    if (from_ring) record(block, BlockFate::Refused, 0);
     return;
   }
   next_tick_ = tick + kTicksPerBlock;
@@ -36,7 +36,7 @@ void StreamStage::send(const FocalBlock& block) noexcept {
     if (latency >= 0 && bucket < status::kLatencyBuckets) ++coarse_buckets_[bucket];
     else ++coarse_overflow_;
   }
-  record(block, BlockFate::Sent, tick);
+  if (from_ring) record(block, BlockFate::Sent, tick);
 }
 
 void StreamStage::record(const FocalBlock& block, BlockFate fate, std::uint64_t tick) noexcept {
@@ -105,11 +105,12 @@ void StreamStage::tick(const rt::LoopTick&) noexcept {
 
 void StreamStage::send_silence() noexcept {
   // One silent millisecond right after the last block sent (send() keeps its ticks contiguous).
+  // Not traced: the trace holds the haptic thread's blocks, which a replay re-renders.
   const std::int64_t start = block_.start_time_ns + 1'000'000;
   block_ = FocalBlock{};
   block_.start_time_ns = start;
   block_.mode = HapticMode::Silent;
-  send(block_);
+  send(block_, false);
 }
 
 void StreamStage::publish(status::StatusRegion& region, std::int64_t) noexcept {

@@ -45,7 +45,7 @@ class StreamStage final : public Stage {
 
  private:
   enum class LinkState { Starting, Streaming, Lost };
-  void send(const FocalBlock& block) noexcept;
+  void send(const FocalBlock& block, bool from_ring = true) noexcept;
   // While recording: every block taken from the ring goes to the trace, with its fate.
   void record(const FocalBlock& block, BlockFate fate, std::uint64_t tick) noexcept;
   void discard_queued() noexcept;
