@@ -242,7 +242,8 @@ bool Pipeline::stop(std::int64_t timeout_ns) {
   stop_slot(slots_[1]);
   stop_slot(slots_[2]);
   if (force_) stop_slot(slots_[4]);
-  // 3. Let the stream play out the queued (silent) tail.
+  // 3. Let the stream play out the queued (silent) tail; it feeds the array silence until the
+  //    disarm below, so the FIFO never runs dry (a device underrun) at a stop.
   stream_->request_stop();
   wait_for([this] { return stream_->stopped(); }, 100'000'000);
   stop_slot(slots_[3]);

@@ -98,7 +98,7 @@ void StreamStage::tick(const rt::LoopTick&) noexcept {
       tail_end_tick_ = next_tick_;
       have_tail_end_ = true;
     }
-    if (blocks_sent_ > 0) send_silence();
+    if (next_tick_ != 0) send_silence();  // something of this stream epoch is queued
     if (st.device_tick >= tail_end_tick_) stopped_.store(true, std::memory_order_release);
   }
 }
