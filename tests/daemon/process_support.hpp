@@ -26,6 +26,8 @@
 #include <thread>
 #include <vector>
 
+#include "daemon/status/status_file.hpp"
+
 extern char** environ;
 
 namespace sonoflow::daemon::test {
@@ -180,5 +182,18 @@ struct Sandbox {
   }
   std::string dir, config;
 };
+
+// The daemon's status once `ready` holds of it, or after `timeout` (then the caller's checks say
+// what is missing). Polled every 100 ms.
+template <class Ready>
+status::StatusSnapshot poll_status(status::StatusReader& reader, Ready ready, std::chrono::seconds timeout) {
+  const auto end = std::chrono::steady_clock::now() + timeout;
+  status::StatusSnapshot s;
+  do {
+    std::this_thread::sleep_for(100ms);
+    s = reader.snapshot();
+  } while (!ready(s) && std::chrono::steady_clock::now() < end);
+  return s;
+}
 
 }  // namespace sonoflow::daemon::test

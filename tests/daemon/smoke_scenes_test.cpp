@@ -39,13 +39,7 @@ void write_scene_config(const Sandbox& box, const std::string& scene) {
 // Polls the status until `done` or 40 s.
 template <class Done>
 status::StatusSnapshot wait_for(status::StatusReader& reader, Done done) {
-  const auto end = std::chrono::steady_clock::now() + 40s;
-  status::StatusSnapshot s;
-  do {
-    std::this_thread::sleep_for(200ms);
-    s = reader.snapshot();
-  } while (!done(s) && std::chrono::steady_clock::now() < end);
-  return s;
+  return test::poll_status(reader, done, 40s);
 }
 
 class SmokeScene : public ::testing::TestWithParam<const char*> {};

@@ -162,15 +162,9 @@ std::string particle_fluid(const std::string& extra) {
   return "fluid.engine = \"opencl\"\nfluid.materials_dir = \"" SONOFLOW_SOURCE_DIR "/config/materials\"\n" + extra;
 }
 
-// The daemon's status once `ready` holds of it, or after 30 s (then the caller's checks say what is missing).
+// The daemon's status once `ready` holds of it, or after 30 s.
 status::StatusSnapshot snapshot_once(status::StatusReader& reader, const auto& ready) {
-  const auto end = std::chrono::steady_clock::now() + 30s;
-  status::StatusSnapshot s;
-  do {
-    std::this_thread::sleep_for(100ms);
-    s = reader.snapshot();
-  } while (!ready(s) && std::chrono::steady_clock::now() < end);
-  return s;
+  return test::poll_status(reader, ready, 30s);
 }
 
 // The daemon on the OpenCL particle fluid (PoCL here): the hand stirs the pool, contact
