@@ -9,10 +9,7 @@
 #include <string>
 #include <vector>
 
-#include <Eigen/Geometry>
-
 #include "kernels/fluid/fluid_engine_impl.hpp"
-#include "kernels/types/eigen_bridge.hpp"
 
 namespace sonoflow::fluid {
 
@@ -180,29 +177,22 @@ std::vector<Vec3f> FluidEngine::wind_at(std::span<const Vec3f> points) {
   return m.media->wind_at(*m.rt, *m.launch, points);
 }
 
-namespace {
-Vec3f rotate(const Float4& q, const Float4& v) {
-  return to_vec3f(Eigen::Quaternionf(q.w, q.x, q.y, q.z) * Eigen::Vector3f(v.x, v.y, v.z));
-}
-}  // namespace
-
 std::vector<FluidEngine::GhostImpulse> FluidEngine::hand_ghost_impulses() const {
   const Impl& m = *impl_;
   const HandGhosts& g = m.ghosts;
   const int n = std::min(m.hand_ghosts, g.count());
   std::vector<GhostImpulse> out(static_cast<std::size_t>(std::max(n, 0)));
   for (std::size_t k = 0; k < out.size(); ++k) {
-    const auto slot = static_cast<std::size_t>(g.joint_slot()[k]);
-    const Float4& pos = g.pos_new()[slot];
-    const Float4& rot = g.rot_new()[slot];
-    const Vec3f p = rotate(rot, g.offset()[k]);
+    const int slot = g.joint_slot()[k];
+    const Float4& pos = g.world_position()[k];  // the frame's contact field put them there
+    const Float4& nrm = g.world_normal()[k];
     const Float4& im = m.impulse_host[k];
-    out[k] = {.position = {pos.x + p.x, pos.y + p.y, pos.z + p.z},
-              .normal = rotate(rot, g.normal()[k]),
+    out[k] = {.position = {pos.x, pos.y, pos.z},
+              .normal = {nrm.x, nrm.y, nrm.z},
               .area = g.area()[k],
               .impulse = {im.x, im.y, im.z},
-              .hand = static_cast<int>(slot) / kHandJointCount,
-              .joint = static_cast<int>(slot) % kHandJointCount};
+              .hand = slot / kHandJointCount,
+              .joint = slot % kHandJointCount};
   }
   return out;
 }

@@ -65,6 +65,10 @@ class HandGhosts {
   std::span<const Float4> offset() const { return {offset_.data(), size()}; }
   std::span<const Float4> normal() const { return {normal_.data(), size()}; }
   std::span<const float> area() const { return {area_.data(), size()}; }  // m^2, on the union
+  // Each ghost's world position (w: its hand, -1 where its force was not finite) and normal on
+  // the pose of the last contact_field call.
+  std::span<const Float4> world_position() const { return {world_pos_.data(), size()}; }
+  std::span<const Float4> world_normal() const { return {world_normal_.data(), size()}; }
   const std::array<Float4, kJointSlots>& pos_prev() const { return pos_prev_; }
   const std::array<Float4, kJointSlots>& rot_prev() const { return rot_prev_; }
   const std::array<Float4, kJointSlots>& pos_new() const { return pos_new_; }
