@@ -176,6 +176,7 @@ void Pipeline::start_threads() {
       rt_config.name = std::string("sf-") + status::kStageNames[static_cast<int>(slot.stage->id())];
       rt_config.fifo_priority = slot.sched.priority;
       rt_config.cpu = slot.sched.cpu;
+      rt_config.prefault_heap_bytes = slot.stage->heap_bytes();
       slot.rt = rt::setup_current_thread(rt_config);
       slot.rt_known.store(true, std::memory_order_release);
       slot.loop->start(first);
