@@ -348,6 +348,10 @@ int main(int argc, char** argv) {
            silent ? "silent" : "NOT SILENT", have_status ? static_cast<unsigned>(final_status.state) : 0u,
            static_cast<unsigned long long>(pipeline.stream().underruns()),
            static_cast<unsigned long long>(pipeline.stream().latency().count()));
+  log_line(LogLevel::Debug, "fluid", "first frame's step %.2f ms of %llu frames (period %.2f ms)",
+           1e-6 * static_cast<double>(pipeline.fluid().first_step_ns()),
+           static_cast<unsigned long long>(pipeline.fluid().frames()),
+           1e-6 * static_cast<double>(pipeline.fluid().period_ns()));
   if (!o.summary_path.empty()) {
     std::string summary = pipeline.summary_json(clock.now_ns());
     // Append the device's view of what it emitted at the end.

@@ -1,6 +1,6 @@
 #pragma once
 // Real-time set-up of the calling thread: name, SCHED_FIFO priority, CPU affinity, stack
-// prefault; and process-wide memory locking. Following PipeWire's module-rt, we just try:
+// and heap prefault; and process-wide memory locking. Following PipeWire's module-rt, we just try:
 // where the kernel or RLIMIT_RTPRIO says no, the thread keeps normal scheduling and the report
 // says why. Set-up never fails the caller. Call these once, before the loop starts (they
 // allocate and make syscalls).
@@ -16,6 +16,9 @@ struct RtThreadConfig {
   int fifo_priority = 0;             // 1..99 asks for SCHED_FIFO; 0 keeps SCHED_OTHER
   int cpu = -1;                      // pin to this CPU; -1 leaves the affinity alone
   std::size_t prefault_stack_bytes = 256 * 1024;
+  // Heap the thread's allocator holds before the loop (0: none), for a thread that allocates in
+  // its loop: the fluid thread's OpenCL runtime allocates per kernel launch.
+  std::size_t prefault_heap_bytes = 0;
 };
 
 struct RtSetupReport {

@@ -38,7 +38,9 @@ void FluidStage::tick(const rt::LoopTick&) noexcept {
   // a step that took longer than a period must not see the hand move faster than it did.
   const bool have_previous = have_hand_ && hands_.pose_at(newest_.capture_time_ns - period_ns_, previous_);
   model_.step(newest_, have_previous ? &previous_ : nullptr, static_cast<double>(period_ns_) * 1e-9, field, info);
-  step_time_.record(clock_.now_ns() - start);
+  const std::int64_t took = clock_.now_ns() - start;
+  step_time_.record(took);
+  if (frames_ == 0) first_step_ns_ = took;
   ++frames_;
   particles_ = info.particles;
   last_ = info;

@@ -26,10 +26,14 @@ class FluidStage final : public Stage {
   status::Stage id() const noexcept override { return status::Stage::Fluid; }
   std::int64_t period_ns() const noexcept override { return period_ns_; }
   std::int64_t phase_ns() const noexcept override { return 300'000; }
+  // PoCL allocates per kernel launch from this thread (~370 KiB of arena in the first frames).
+  std::size_t heap_bytes() const noexcept override { return 1 << 20; }
   void tick(const rt::LoopTick& tick) noexcept override;
   void publish(status::StatusRegion& region, std::int64_t now_ns) noexcept override;
 
   std::uint64_t frames() const noexcept { return frames_; }
+  // The first frame's step (ns; 0 before it): start-up work left to the first frame shows here.
+  std::int64_t first_step_ns() const noexcept { return first_step_ns_; }
   // Before the thread starts: publish the scene for viewers after each frame (null: don't).
   void set_scene_export(FluidSceneExport* scene) noexcept { scene_ = scene; }
 
@@ -49,6 +53,7 @@ class FluidStage final : public Stage {
   std::uint32_t particles_ = 0, samples_ = 0;
   FluidStepInfo last_{};  // the medium's figures of the newest frame
   rt::LatencyHistogram step_time_;
+  std::int64_t first_step_ns_ = 0;
   FluidSceneExport* scene_ = nullptr;
 };
 

@@ -1,6 +1,7 @@
 #include "daemon/pipeline/pipeline.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -166,22 +167,29 @@ void Pipeline::run_tick(Slot& slot, const rt::LoopTick& tick) noexcept {
 void Pipeline::start_threads() {
   threaded_ = true;
   started_ = true;
-  start_ns_ = clock_.now_ns();
+  // No loop starts before every stage thread is set up: creating a thread populates and locks
+  // its whole stack under mlockall (~3 ms a thread on the 2-core VM, holding the process's
+  // memory map), and the later threads' creation ran into the fluid's first frame.
   for (Slot& slot : stage_slots()) {
     slot.active = true;
-    slot.last_wake_ns = start_ns_;
-    const std::int64_t first = start_ns_ + slot.stage->period_ns() + slot.stage->phase_ns();
-    slot.thread = std::thread([this, &slot, first] {
+    slot.thread = std::thread([this, &slot] {
       rt::RtThreadConfig rt_config;
       rt_config.name = std::string("sf-") + status::kStageNames[static_cast<int>(slot.stage->id())];
       rt_config.fifo_priority = slot.sched.priority;
       rt_config.cpu = slot.sched.cpu;
+      rt_config.prefault_heap_bytes = slot.stage->heap_bytes();
       slot.rt = rt::setup_current_thread(rt_config);
       slot.rt_known.store(true, std::memory_order_release);
-      slot.loop->start(first);
+      go_.wait(false, std::memory_order_acquire);
+      slot.loop->start(start_ns_ + slot.stage->period_ns() + slot.stage->phase_ns());
       slot.loop->run([this, &slot](const rt::LoopTick& tick) { run_tick(slot, tick); }, slot.stop);
     });
   }
+  while (!scheduling_known()) std::this_thread::sleep_for(std::chrono::microseconds(200));
+  start_ns_ = clock_.now_ns();
+  for (Slot& slot : stage_slots()) slot.last_wake_ns = start_ns_;
+  go_.store(true, std::memory_order_release);
+  go_.notify_all();
 }
 
 void Pipeline::run_virtual_until(rt::VirtualClock& clock, std::int64_t until_ns) {

@@ -152,6 +152,7 @@ class Pipeline {
   std::vector<OtherThread> other_threads_;
   std::int64_t publish_period_ns_;
   std::int64_t start_ns_ = 0;
+  std::atomic<bool> go_{false};  // the stage threads' loops may start (start_threads)
   rt::VirtualClock* virtual_clock_ = nullptr;
   std::function<void()> virtual_pump_;
   bool started_ = false, threaded_ = false, stopped_ = false;

@@ -59,8 +59,8 @@ Status validate_config(const FluidConfig& c) {
 
 // ---- set-up -------------------------------------------------------------------------------------
 
+// Every buffer resident now (ClRuntime::resident_buffer), not at the frame that first uses it.
 Status FluidEngine::Impl::allocate() {
-  cl::Context& ctx = rt->context();
   cl_int err = CL_SUCCESS;
   const auto cap = static_cast<std::size_t>(cfg.max_particles);
   const auto gcap = static_cast<std::size_t>(std::max(cfg.max_ghosts + tool.count(), 1));
@@ -75,8 +75,8 @@ Status FluidEngine::Impl::allocate() {
   s.inelastic_contact = cfg.hand.inelastic_contact;
   auto field = [&](Field& f, int words) {
     f.words = words;
-    f.a = make_buffer(ctx, cap * 4 * static_cast<std::size_t>(words), err);
-    f.b = make_buffer(ctx, cap * 4 * static_cast<std::size_t>(words), err);
+    f.a = rt->resident_buffer(cap * 4 * static_cast<std::size_t>(words), err);
+    f.b = rt->resident_buffer(cap * 4 * static_cast<std::size_t>(words), err);
   };
   field(s.x, 4);
   field(s.x0, 4);
@@ -87,26 +87,26 @@ Status FluidEngine::Impl::allocate() {
   field(s.anchor, 4);
   field(s.bond_id, kMaxBonds);
   field(s.bond_rest, kMaxBonds);
-  s.params = make_buffer(ctx, sizeof(SimParams), err);
-  for (cl::Buffer* b : {&s.density, &s.lambda, &s.lambda_sum}) *b = make_buffer(ctx, cap * 4, err);
-  for (cl::Buffer* b : {&s.ghost_contact, &s.omega, &s.hand_push}) *b = make_buffer(ctx, cap * 16, err);
-  s.contact = make_buffer(ctx, cap * 32, err);  // WallContact (common.cl): load, friction
-  s.nbr = make_buffer(ctx, cap * 4 * static_cast<std::size_t>(s.max_neighbours), err);
-  s.nbr_count = make_buffer(ctx, cap * 4, err);
-  s.pair = make_buffer(ctx, cap * 8 * static_cast<std::size_t>(s.max_neighbours), err);
-  s.gnbr = make_buffer(ctx, cap * 4 * static_cast<std::size_t>(s.max_ghost_neighbours), err);
-  s.gnbr_count = make_buffer(ctx, cap * 4, err);
-  s.slot_of_id = make_buffer(ctx, cap * 4, err);
+  s.params = rt->resident_buffer(sizeof(SimParams), err);
+  for (cl::Buffer* b : {&s.density, &s.lambda, &s.lambda_sum}) *b = rt->resident_buffer(cap * 4, err);
+  for (cl::Buffer* b : {&s.ghost_contact, &s.omega, &s.hand_push}) *b = rt->resident_buffer(cap * 16, err);
+  s.contact = rt->resident_buffer(cap * 32, err);  // WallContact (common.cl): load, friction
+  s.nbr = rt->resident_buffer(cap * 4 * static_cast<std::size_t>(s.max_neighbours), err);
+  s.nbr_count = rt->resident_buffer(cap * 4, err);
+  s.pair = rt->resident_buffer(cap * 8 * static_cast<std::size_t>(s.max_neighbours), err);
+  s.gnbr = rt->resident_buffer(cap * 4 * static_cast<std::size_t>(s.max_ghost_neighbours), err);
+  s.gnbr_count = rt->resident_buffer(cap * 4, err);
+  s.slot_of_id = rt->resident_buffer(cap * 4, err);
   auto grid = [&](GridBuffers& g, std::size_t points) {
     const auto entries = static_cast<std::size_t>(num_cells) + 1;
     g.blocks = static_cast<int>((entries + static_cast<std::size_t>(g.block) - 1) /
                                 static_cast<std::size_t>(g.block));
-    g.cell_of = make_buffer(ctx, points * 4, err);
-    g.rank = make_buffer(ctx, points * 4, err);
-    g.perm = make_buffer(ctx, points * 4, err);
-    g.cell_count = make_buffer(ctx, entries * 4, err);
-    g.cell_start = make_buffer(ctx, (entries + 1) * 4, err);
-    g.block_sum = make_buffer(ctx, static_cast<std::size_t>(g.blocks) * 4, err);
+    g.cell_of = rt->resident_buffer(points * 4, err);
+    g.rank = rt->resident_buffer(points * 4, err);
+    g.perm = rt->resident_buffer(points * 4, err);
+    g.cell_count = rt->resident_buffer(entries * 4, err);
+    g.cell_start = rt->resident_buffer((entries + 1) * 4, err);
+    g.block_sum = rt->resident_buffer(static_cast<std::size_t>(g.blocks) * 4, err);
   };
   grid(s.fluid_grid, cap);
   grid(s.ghost_grid, gcap);
@@ -114,17 +114,17 @@ Status FluidEngine::Impl::allocate() {
   for (GridBuffers* g : {&s.fluid_grid, &s.ghost_grid}) {  // small grids keep them zeroed (sort)
     if (err == CL_SUCCESS) err = rt->queue().enqueueFillBuffer(g->cell_count, cl_uint{0}, 0, count_bytes);
   }
-  s.g_joint = make_buffer(ctx, gcap * 4, err);
+  s.g_joint = rt->resident_buffer(gcap * 4, err);
   for (cl::Buffer* b : {&s.g_offset, &s.g_normal_local, &s.xg, &s.xg0, &s.vg, &s.g_normal, &s.g_impulse})
-    *b = make_buffer(ctx, gcap * 16, err);
+    *b = rt->resident_buffer(gcap * 16, err);
   for (cl::Buffer* b : {&s.j_pos_prev, &s.j_rot_prev, &s.j_pos_new, &s.j_rot_new})
-    *b = make_buffer(ctx, (kJointSlots + 1) * 16, err);  // the hands' joints + the tool
-  s.g_flags = make_buffer(ctx, gcap * 4, err);
-  s.g_volume = make_buffer(ctx, gcap * 4, err);
-  s.g_nbr = make_buffer(ctx, gcap * 4 * static_cast<std::size_t>(s.max_neighbours), err);
-  s.g_nbr_count = make_buffer(ctx, gcap * 4, err);
-  s.stats = make_buffer(ctx, kStatLanes * kStatWords * 4, err);
-  remove_buf = make_buffer(ctx, cap * 4, err);
+    *b = rt->resident_buffer((kJointSlots + 1) * 16, err);  // the hands' joints + the tool
+  s.g_flags = rt->resident_buffer(gcap * 4, err);
+  s.g_volume = rt->resident_buffer(gcap * 4, err);
+  s.g_nbr = rt->resident_buffer(gcap * 4 * static_cast<std::size_t>(s.max_neighbours), err);
+  s.g_nbr_count = rt->resident_buffer(gcap * 4, err);
+  s.stats = rt->resident_buffer(kStatLanes * kStatWords * 4, err);
+  remove_buf = rt->resident_buffer(cap * 4, err);
   if (err != CL_SUCCESS) {
     return FluidError{FluidErrc::OpenClError,
                       "allocating the fluid buffers failed: " + cl_error_name(err)};

@@ -1,5 +1,6 @@
 #include "kernels/opencl/cl_runtime.hpp"
 
+#include <algorithm>
 #include <vector>
 
 namespace sonoflow::opencl {
@@ -170,6 +171,15 @@ Expected<std::unique_ptr<ClRuntime>> ClRuntime::create(const DeviceSelector& sel
                                         "': " + cl_error_name(err) + "\n" + log};
   }
   return rt;
+}
+
+cl::Buffer ClRuntime::resident_buffer(std::size_t bytes, cl_int& err) {
+  bytes = std::max<std::size_t>((bytes + 3) / 4 * 4, 16);  // whole words: a word-wide fill
+  cl_int e = CL_SUCCESS;
+  cl::Buffer b(context_, CL_MEM_READ_WRITE, bytes, nullptr, &e);
+  if (e == CL_SUCCESS) e = queue_.enqueueFillBuffer(b, cl_uint{0}, 0, bytes);
+  if (e != CL_SUCCESS && err == CL_SUCCESS) err = e;
+  return b;
 }
 
 Expected<cl::Kernel> ClRuntime::kernel(const char* name) const {

@@ -2,6 +2,7 @@
 // OpenCL platform, device, context, queue and one solver's program, chosen and built once at
 // start-up. The device is picked by name substring and/or type (device_selector.hpp); a build
 // failure comes back with the compiler's log.
+#include <cstddef>
 #include <functional>
 #include <memory>
 #include <span>
@@ -43,6 +44,13 @@ class ClRuntime {
   cl::CommandQueue& queue() { return queue_; }
   const cl::Device& device() const { return device_; }
   const ClDeviceInfo& info() const { return info_; }
+
+  // A read-write buffer of at least 16 bytes that the device holds from now on, zeroed. PoCL
+  // allocates a buffer's storage only at the first command that uses it: a buffer first used in
+  // a frame made that frame pay the allocation and the first touch of its pages (all at once
+  // under the daemon's mlockall). The zero fill does both here. Set-up time only; the first
+  // failure is kept in err.
+  cl::Buffer resident_buffer(std::size_t bytes, cl_int& err);
 
   // A kernel of the program by name (set-up time only).
   Expected<cl::Kernel> kernel(const char* name) const;

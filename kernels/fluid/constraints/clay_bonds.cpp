@@ -2,7 +2,7 @@
 
 namespace sonoflow::fluid {
 
-Expected<std::unique_ptr<ConstraintSet>> ClayBonds::create(const ClRuntime& rt, DeviceState& s) {
+Expected<std::unique_ptr<ConstraintSet>> ClayBonds::create(ClRuntime& rt, DeviceState& s) {
   auto set = std::make_unique<ClayBonds>();
   for (auto [k, name] : {std::pair{&set->update_, "bonds_update"}, std::pair{&set->mutual_, "bonds_mutual"},
                          std::pair{&set->apply_, "bonds_apply"}}) {
@@ -11,12 +11,8 @@ Expected<std::unique_ptr<ConstraintSet>> ClayBonds::create(const ClRuntime& rt, 
     *k = kernel.value();
   }
   cl_int err = CL_SUCCESS;
-  set->bond_count_ = cl::Buffer(rt.context(), CL_MEM_READ_WRITE, static_cast<std::size_t>(s.capacity) * 4,
-                                nullptr, &err);
-  if (err == CL_SUCCESS) {
-    set->bond_len0_ = cl::Buffer(rt.context(), CL_MEM_READ_WRITE,
-                                 static_cast<std::size_t>(s.capacity) * 4 * kMaxBonds, nullptr, &err);
-  }
+  set->bond_count_ = rt.resident_buffer(static_cast<std::size_t>(s.capacity) * 4, err);
+  set->bond_len0_ = rt.resident_buffer(static_cast<std::size_t>(s.capacity) * 4 * kMaxBonds, err);
   if (err != CL_SUCCESS) return FluidError{FluidErrc::OpenClError, "clay bond buffers: " + cl_error_name(err)};
   return std::unique_ptr<ConstraintSet>(std::move(set));
 }

@@ -8,7 +8,7 @@ namespace sonoflow::fluid {
 
 class ClayBonds final : public ConstraintSet {
  public:
-  static Expected<std::unique_ptr<ConstraintSet>> create(const ClRuntime& rt, DeviceState& s);
+  static Expected<std::unique_ptr<ConstraintSet>> create(ClRuntime& rt, DeviceState& s);
   const char* name() const override { return "clay_bonds"; }
   bool active(const Material& m) const override {
     return m.model == MaterialModel::Clay && m.clay_bonds;

@@ -6,7 +6,7 @@ namespace {
 constexpr std::size_t kSumPlanes = 37;  // cl/conformation_position.cl PSUM_PLANES
 }  // namespace
 
-Expected<std::unique_ptr<ConstraintSet>> Conformation::create(const ClRuntime& rt, DeviceState& s) {
+Expected<std::unique_ptr<ConstraintSet>> Conformation::create(ClRuntime& rt, DeviceState& s) {
   auto set = std::make_unique<Conformation>();
   const std::pair<cl::Kernel*, const char*> kernels[] = {
       {&set->vel_begin_, "conf_vel_begin"},   {&set->vel_setup_, "conf_vel_setup"},
@@ -24,23 +24,23 @@ Expected<std::unique_ptr<ConstraintSet>> Conformation::create(const ClRuntime& r
   }
   const auto cap = static_cast<std::size_t>(s.capacity);
   cl_int err = CL_SUCCESS;
-  set->lambda_ = cl::Buffer(rt.context(), CL_MEM_READ_WRITE, cap * 32, nullptr, &err);
-  if (err == CL_SUCCESS) set->dlambda_ = cl::Buffer(rt.context(), CL_MEM_READ_WRITE, cap * 32, nullptr, &err);
+  set->lambda_ = rt.resident_buffer(cap * 32, err);
+  if (err == CL_SUCCESS) set->dlambda_ = rt.resident_buffer(cap * 32, err);
   // Per-particle planes of the position solve, padded to whole float8 lanes.
   set->plane_ = (cap + 7) / 8 * 8;
   const std::size_t plane_bytes = set->plane_ * 4;
-  if (err == CL_SUCCESS) set->rot_ = cl::Buffer(rt.context(), CL_MEM_READ_WRITE, 4 * plane_bytes, nullptr, &err);
-  if (err == CL_SUCCESS) set->plambda_ = cl::Buffer(rt.context(), CL_MEM_READ_WRITE, 6 * plane_bytes, nullptr, &err);
-  if (err == CL_SUCCESS) set->spin_ = cl::Buffer(rt.context(), CL_MEM_READ_WRITE, cap * 16, nullptr, &err);
-  if (err == CL_SUCCESS) set->vconst_ = cl::Buffer(rt.context(), CL_MEM_READ_WRITE, cap * 64, nullptr, &err);
-  if (err == CL_SUCCESS) set->pconst_ = cl::Buffer(rt.context(), CL_MEM_READ_WRITE, cap * 16, nullptr, &err);
-  if (err == CL_SUCCESS) set->psums_ = cl::Buffer(rt.context(), CL_MEM_READ_WRITE, kSumPlanes * plane_bytes, nullptr, &err);
-  if (err == CL_SUCCESS) set->turn_ = cl::Buffer(rt.context(), CL_MEM_READ_WRITE, cap * 16, nullptr, &err);
-  if (err == CL_SUCCESS) set->vturn_ = cl::Buffer(rt.context(), CL_MEM_READ_WRITE, cap * 64, nullptr, &err);
-  if (err == CL_SUCCESS) set->wall_ = cl::Buffer(rt.context(), CL_MEM_READ_WRITE, cap * 16, nullptr, &err);
-  if (err == CL_SUCCESS) set->wall_prev_ = cl::Buffer(rt.context(), CL_MEM_READ_WRITE, cap * 32, nullptr, &err);
-  if (err == CL_SUCCESS) set->lambda_prev_ = cl::Buffer(rt.context(), CL_MEM_READ_WRITE, cap * 32, nullptr, &err);
-  if (err == CL_SUCCESS) set->reaction_lambda_ = cl::Buffer(rt.context(), CL_MEM_READ_WRITE, cap * 32, nullptr, &err);
+  if (err == CL_SUCCESS) set->rot_ = rt.resident_buffer(4 * plane_bytes, err);
+  if (err == CL_SUCCESS) set->plambda_ = rt.resident_buffer(6 * plane_bytes, err);
+  if (err == CL_SUCCESS) set->spin_ = rt.resident_buffer(cap * 16, err);
+  if (err == CL_SUCCESS) set->vconst_ = rt.resident_buffer(cap * 64, err);
+  if (err == CL_SUCCESS) set->pconst_ = rt.resident_buffer(cap * 16, err);
+  if (err == CL_SUCCESS) set->psums_ = rt.resident_buffer(kSumPlanes * plane_bytes, err);
+  if (err == CL_SUCCESS) set->turn_ = rt.resident_buffer(cap * 16, err);
+  if (err == CL_SUCCESS) set->vturn_ = rt.resident_buffer(cap * 64, err);
+  if (err == CL_SUCCESS) set->wall_ = rt.resident_buffer(cap * 16, err);
+  if (err == CL_SUCCESS) set->wall_prev_ = rt.resident_buffer(cap * 32, err);
+  if (err == CL_SUCCESS) set->lambda_prev_ = rt.resident_buffer(cap * 32, err);
+  if (err == CL_SUCCESS) set->reaction_lambda_ = rt.resident_buffer(cap * 32, err);
   if (err != CL_SUCCESS) return FluidError{FluidErrc::OpenClError, "conformation buffers: " + cl_error_name(err)};
   return std::unique_ptr<ConstraintSet>(std::move(set));
 }

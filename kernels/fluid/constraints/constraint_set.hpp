@@ -51,6 +51,6 @@ using ConstraintSets = std::vector<std::unique_ptr<ConstraintSet>>;
 void launch_pending_density_reaction(SolverContext& ctx);
 
 // Every constraint set the engine knows, in projection order (registry.cpp).
-Expected<ConstraintSets> create_constraint_sets(const ClRuntime& rt, DeviceState& s);
+Expected<ConstraintSets> create_constraint_sets(ClRuntime& rt, DeviceState& s);
 
 }  // namespace sonoflow::fluid

@@ -9,13 +9,13 @@
 
 namespace sonoflow::fluid {
 
-Expected<ConstraintSets> create_constraint_sets(const ClRuntime& rt, DeviceState& s) {
-  using Factory = Expected<std::unique_ptr<ConstraintSet>> (*)(const ClRuntime&, DeviceState&);
+Expected<ConstraintSets> create_constraint_sets(ClRuntime& rt, DeviceState& s) {
+  using Factory = Expected<std::unique_ptr<ConstraintSet>> (*)(ClRuntime&, DeviceState&);
   const Factory factories[] = {
-      [](const ClRuntime& r, DeviceState&) { return PbfDensity::create(r); },
-      [](const ClRuntime& r, DeviceState& st) { return SpookDensity::create(r, st); },
-      [](const ClRuntime& r, DeviceState& st) { return Conformation::create(r, st); },
-      [](const ClRuntime& r, DeviceState& st) { return ClayBonds::create(r, st); },
+      [](ClRuntime& r, DeviceState&) { return PbfDensity::create(r); },
+      [](ClRuntime& r, DeviceState& st) { return SpookDensity::create(r, st); },
+      [](ClRuntime& r, DeviceState& st) { return Conformation::create(r, st); },
+      [](ClRuntime& r, DeviceState& st) { return ClayBonds::create(r, st); },
   };
   ConstraintSets sets;
   for (Factory f : factories) {

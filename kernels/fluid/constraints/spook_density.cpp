@@ -6,7 +6,7 @@ namespace {
 constexpr int kCgLanes = 64;  // cl/spook.cl CG_LANES
 }
 
-Expected<std::unique_ptr<ConstraintSet>> SpookDensity::create(const ClRuntime& rt, DeviceState& s) {
+Expected<std::unique_ptr<ConstraintSet>> SpookDensity::create(ClRuntime& rt, DeviceState& s) {
   auto set = std::make_unique<SpookDensity>();
   const std::pair<cl::Kernel*, const char*> kernels[] = {
       {&set->setup_, "spook_setup"},         {&set->velocity_, "spook_velocity"},
@@ -23,12 +23,8 @@ Expected<std::unique_ptr<ConstraintSet>> SpookDensity::create(const ClRuntime& r
   }
   const auto cap = static_cast<std::size_t>(std::max(s.capacity, 1));
   cl_int err = CL_SUCCESS;
-  auto buffer = [&](std::size_t bytes) {
-    cl_int e = CL_SUCCESS;
-    cl::Buffer b(rt.context(), CL_MEM_READ_WRITE, bytes, nullptr, &e);
-    if (e != CL_SUCCESS && err == CL_SUCCESS) err = e;
-    return b;
-  };
+  // Resident now, not at the frame that first uses them (ClRuntime::resident_buffer).
+  auto buffer = [&](std::size_t bytes) { return rt.resident_buffer(bytes, err); };
   set->gii_ = buffer(cap * 16);
   set->row_ = buffer(cap * 16);
   set->dv_ = buffer(cap * 16);
@@ -41,7 +37,7 @@ Expected<std::unique_ptr<ConstraintSet>> SpookDensity::create(const ClRuntime& r
   if (err != CL_SUCCESS) return FluidError{FluidErrc::OpenClError, "SPOOK buffers: " + cl_error_name(err)};
   // No impulses yet (the warm start of the first substep).
   const cl_float zero = 0.0f;
-  cl::CommandQueue q = const_cast<ClRuntime&>(rt).queue();
+  cl::CommandQueue q = rt.queue();
   err = q.enqueueFillBuffer(set->mu_, zero, 0, cap * 4);
   if (err != CL_SUCCESS) return FluidError{FluidErrc::OpenClError, "SPOOK buffers: " + cl_error_name(err)};
   return std::unique_ptr<ConstraintSet>(std::move(set));

@@ -10,7 +10,7 @@ namespace sonoflow::fluid {
 
 class SpookDensity final : public ConstraintSet {
  public:
-  static Expected<std::unique_ptr<ConstraintSet>> create(const ClRuntime& rt, DeviceState& s);
+  static Expected<std::unique_ptr<ConstraintSet>> create(ClRuntime& rt, DeviceState& s);
   const char* name() const override { return "spook_density"; }
   bool active(const Material& m) const override { return m.media.density.solver == DensitySolver::Spook; }
   void begin_substep(SolverContext& ctx) override;

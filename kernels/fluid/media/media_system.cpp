@@ -21,7 +21,7 @@ bool same_turbulence(const TurbulenceSpec& a, const TurbulenceSpec& b) {
 
 }  // namespace
 
-Expected<std::unique_ptr<MediaSystem>> MediaSystem::create(const ClRuntime& rt, DeviceState& s,
+Expected<std::unique_ptr<MediaSystem>> MediaSystem::create(ClRuntime& rt, DeviceState& s,
                                                            const FluidConfig& config) {
   std::unique_ptr<MediaSystem> m(new MediaSystem());
   m->cfg_ = config;
@@ -46,7 +46,7 @@ Expected<std::unique_ptr<MediaSystem>> MediaSystem::create(const ClRuntime& rt, 
     cl_int e = CL_SUCCESS;
     cl::Buffer out(rt.context(), CL_MEM_WRITE_ONLY, 4, nullptr, &e);
     cl_uint size = 0;
-    cl::CommandQueue q = const_cast<ClRuntime&>(rt).queue();
+    cl::CommandQueue q = rt.queue();
     if (e == CL_SUCCESS) e = k.value().setArg(0, out);
     if (e == CL_SUCCESS) e = q.enqueueNDRangeKernel(k.value(), cl::NullRange, cl::NDRange(1));
     if (e == CL_SUCCESS) e = q.enqueueReadBuffer(out, CL_TRUE, 0, 4, &size);
@@ -57,15 +57,10 @@ Expected<std::unique_ptr<MediaSystem>> MediaSystem::create(const ClRuntime& rt, 
                             " (cl/media_common.cl and media/media_params.hpp disagree)"};
     }
   }
-  const cl::Context& ctx = rt.context();
   const auto cap = static_cast<std::size_t>(std::max(config.max_particles, 1));
   cl_int err = CL_SUCCESS;
-  auto buffer = [&](std::size_t bytes) {
-    cl_int e = CL_SUCCESS;
-    cl::Buffer b(ctx, CL_MEM_READ_WRITE, std::max<std::size_t>(bytes, 16), nullptr, &e);
-    if (e != CL_SUCCESS && err == CL_SUCCESS) err = e;
-    return b;
-  };
+  // Resident now, not at the frame that first uses them (ClRuntime::resident_buffer).
+  auto buffer = [&](std::size_t bytes) { return rt.resident_buffer(bytes, err); };
   auto field = [&](Field& f, int words) {
     f.words = words;
     f.a = buffer(cap * 4 * static_cast<std::size_t>(words));

@@ -27,7 +27,7 @@ namespace sonoflow::fluid {
 
 class MediaSystem {
  public:
-  static Expected<std::unique_ptr<MediaSystem>> create(const ClRuntime& rt, DeviceState& s,
+  static Expected<std::unique_ptr<MediaSystem>> create(ClRuntime& rt, DeviceState& s,
                                                        const FluidConfig& config);
 
   // Fills the media parameter block for a material at substep dt (between frames).
