@@ -31,9 +31,10 @@ __attribute__((noinline)) void prefault_stack(std::size_t bytes) {
 // glibc gives a thread its own malloc arena at the thread's first allocation and grows it a few
 // pages at a time; under mlockall(MCL_FUTURE) every growth faults and locks its pages there and
 // then (tens of microseconds a page on a busy machine; sonoflowd's fluid thread created its arena
-// in its first frame and grew it ~60 times, 30 of them in that frame). Allocating `bytes` in blocks the arena serves (below glibc's 128 KiB mmap
-// threshold), touching and freeing them, creates the arena and grows it now; the freed pages
-// stay (glibc's trim cannot discard locked pages), and the loop's allocations reuse them.
+// in its first frame and grew it ~60 times, 30 of them in that frame). Allocating `bytes` in
+// blocks the arena serves (below glibc's 128 KiB mmap threshold), touching and freeing them,
+// creates the arena and grows it now; the freed pages stay (glibc's trim cannot discard locked
+// pages), and the loop's allocations reuse them.
 __attribute__((noinline)) void prefault_heap(std::size_t bytes) {
   constexpr std::size_t kBlock = 16 * 1024;
   constexpr std::size_t kPage = 4096;

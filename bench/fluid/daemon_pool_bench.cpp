@@ -149,7 +149,20 @@ void first_frame(benchmark::State& state) {
 
 }  // namespace
 
-BENCHMARK(first_frame)->Args({675, 0})->Args({675, 1})->ArgNames({"", "lock"})->Iterations(1)->UseManualTime()->Unit(benchmark::kMillisecond);
-BENCHMARK(honey_pool)->Arg(432)->Arg(507)->Arg(675)->Arg(1024)->Iterations(270)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(first_frame)
+    ->Args({675, 0})
+    ->Args({675, 1})
+    ->ArgNames({"", "lock"})
+    ->Iterations(1)
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(honey_pool)
+    ->Arg(432)
+    ->Arg(507)
+    ->Arg(675)
+    ->Arg(1024)
+    ->Iterations(270)
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
 
 BENCHMARK_MAIN();
