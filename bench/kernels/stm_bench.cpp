@@ -8,6 +8,9 @@
 //                        hand sways
 //   stm_render_tick:     StmRenderer::render as the 1 kHz thread calls it: replan slices of the
 //                        default budget, incremental refinement, hand-overs, 20 kHz streaming
+//   stm_vs_am_tick:      the same ticks (fields every 11 ms, swaying hand) through an AmRenderer
+//                        and a StmRenderer in one run: each one's mean thread-CPU us per tick
+//                        and their ratio, what switching the daemon to STM costs its haptic thread
 #include <benchmark/benchmark.h>
 
 #include <time.h>
@@ -17,6 +20,7 @@
 #include <memory>
 
 #include "bench/kernels/timing.hpp"
+#include "kernels/haptics/am_renderer.hpp"
 #include "kernels/haptics/stm_renderer.hpp"
 #include "tests/kernels/haptics/plumes.hpp"
 
@@ -135,6 +139,33 @@ void render_tick(benchmark::State& state) {
       double(renderer->handover_wait_ticks()) / double(std::max<std::uint64_t>(renderer->plans_completed(), 1));
 }
 
+void stm_vs_am_tick(benchmark::State& state) {
+  const auto targets = fields(int(state.range(0)), 8);
+  // Defaults (the daemon's), with the field-age fade off: both keep rendering the fields.
+  AmConfig am_config;
+  am_config.max_field_age_ns = 0;
+  StmConfig stm_config;
+  stm_config.max_field_age_ns = 0;
+  auto am = std::make_unique<AmRenderer>(am_config);
+  auto stm = std::make_unique<StmRenderer>(stm_config);
+  FocalBlock block;
+  bench::CallTimes am_times(1 << 20), stm_times(1 << 20);
+  std::int64_t tick = 0;
+  for (auto _ : state) {
+    const HandFrame hand = swaying_hand(tick);
+    const TargetSamples* fresh = tick % 11 == 0 ? targets[std::size_t((tick / 11) % 8)].get() : nullptr;
+    am_times.time([&] { am->render(fresh, hand, tick * 1'000'000, block); });
+    benchmark::DoNotOptimize(block);
+    stm_times.time([&] { stm->render(fresh, hand, tick * 1'000'000, block); });
+    benchmark::DoNotOptimize(block);
+    ++tick;
+  }
+  const double am_us = am_times.mean(), stm_us = stm_times.mean();
+  state.counters["am_us"] = am_us;
+  state.counters["stm_us"] = stm_us;
+  state.counters["stm_over_am"] = am_us > 0 ? stm_us / am_us : 0;
+}
+
 void scenarios(benchmark::internal::Benchmark* b) {
   b->ArgName("plumes")->Arg(1)->Arg(4)->Unit(benchmark::kMicrosecond)->Repetitions(3)
       ->ReportAggregatesOnly(true);
@@ -146,5 +177,6 @@ BENCHMARK(full_replan)->Name("pro_stm_full_replan_2000")->Apply(scenarios)->MinT
 BENCHMARK(stages)->Name("pro_stm_stages_2000")->Apply(scenarios)->MinTime(1.0);
 BENCHMARK(incremental)->Name("pro_stm_incremental_2000")->Apply(scenarios)->MinTime(1.0);
 BENCHMARK(render_tick)->Name("stm_render_tick_2000")->Apply(scenarios)->MinTime(2.0);
+BENCHMARK(stm_vs_am_tick)->Name("stm_vs_am_tick_2000")->Apply(scenarios)->MinTime(2.0);
 
 BENCHMARK_MAIN();

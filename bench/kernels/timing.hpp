@@ -30,6 +30,12 @@ class CallTimes {
   // Percentile q in [0, 1] (nearest rank), microseconds.
   double percentile(double q) { return nearest_rank(cpu_us_, q); }
   double wall_percentile(double q) { return nearest_rank(wall_us_, q); }
+  // Mean thread-CPU microseconds per call.
+  double mean() const {
+    double sum = 0;
+    for (double v : cpu_us_) sum += v;
+    return cpu_us_.empty() ? 0 : sum / double(cpu_us_.size());
+  }
 
  private:
   static double thread_cpu_us() {

@@ -22,12 +22,34 @@ void PathRefiner::reset(int paths, int samples) {
   samples_ = std::clamp(samples, 3, kMaxSamplesPerPath);
   n_ = 2 * paths_ * samples_;
   forget_history();
+  have_value_ = false;
 }
 
 void PathRefiner::set_sample(int path, int i, const Eigen::Vector2f& x) {
   const int k = 2 * (path * samples_ + i);
   x_[k] = x.x();
   x_[k + 1] = x.y();
+  have_value_ = false;
+}
+
+namespace {
+// The parameters evaluate() reads (max_move_m only bounds a step).
+bool same_cost(const RefinementParams& a, const RefinementParams& b) {
+  return a.segment_m == b.segment_m && a.sigma_m == b.sigma_m &&
+         a.weights.pressure == b.weights.pressure && a.weights.length == b.weights.length &&
+         a.weights.intersection == b.weights.intersection && a.weights.bending == b.weights.bending;
+}
+}  // namespace
+
+bool PathRefiner::value_current(const PressureGrid& grid) const {
+  return have_value_ && value_grid_ == grid.build_id() && same_cost(value_params_, params_);
+}
+
+void PathRefiner::keep_value(double f, const PressureGrid& grid) {
+  have_value_ = true;
+  value_ = f;
+  value_grid_ = grid.build_id();
+  value_params_ = params_;
 }
 
 Eigen::Vector2f PathRefiner::sample(int path, int i) const {
@@ -152,7 +174,8 @@ bool PathRefiner::step(const PressureGrid& grid, const RefinementParams& params)
     return false;
   }
   const auto x = x_.head(n_);
-  const double f0 = evaluate(x_, &g_, nullptr);
+  const double f0 = value_current(grid) ? value_ : evaluate(x_, &g_, nullptr);
+  keep_value(f0, grid);
   const auto g = g_.head(n_);
   if (!std::isfinite(f0) || g.squaredNorm() < 1e-20) {
     last_work_ = work_;
@@ -225,6 +248,8 @@ bool PathRefiner::step(const PressureGrid& grid, const RefinementParams& params)
     history_ = std::min(history_ + 1, kMemory);
   }
   x_.head(n_) = trial;
+  g_.head(n_) = trial_g_.head(n_);
+  keep_value(f1, grid);
   return true;
 }
 

@@ -15,7 +15,13 @@
 // the steps are L-BFGS directions (memory 6) rather than the raw gradient because the length
 // term is ~600x stiffer than the pressure term and plain steepest descent crawls. Every
 // accepted step lowers the cost. Storage is fixed at construction; step() does not allocate.
+//
+// A step ends where the cost and gradient of its accepted trial are known, and the next step
+// starts from them: step() evaluates the current positions again only when they, the grid
+// (its build_id) or the cost's parameters changed since. So a step costs its line search's
+// evaluations (usually one), not one more at its start.
 #include <array>
+#include <cstdint>
 
 #include <Eigen/Core>
 
@@ -74,6 +80,9 @@ class PathRefiner {
 
   // Cost at x (dimension n_) and, if g is not null, its gradient.
   double evaluate(const Vector& x, Vector* g, CostTerms* terms) const;
+  // Whether value_ and g_ hold the cost and gradient at x_ on `grid` with params_.
+  bool value_current(const PressureGrid& grid) const;
+  void keep_value(double f, const PressureGrid& grid);
 
   int paths_ = 0, samples_ = 0, n_ = 0;
   const PressureGrid* grid_ = nullptr;
@@ -82,6 +91,12 @@ class PathRefiner {
   std::array<Vector, kMemory> s_, y_;
   std::array<double, kMemory> rho_{};
   int history_ = 0, next_ = 0;
+  // The cost at x_ (its gradient is g_), valid while x_, the grid and the cost's parameters
+  // are those it was computed with.
+  bool have_value_ = false;
+  double value_ = 0;
+  std::uint64_t value_grid_ = 0;
+  RefinementParams value_params_;
   mutable long work_ = 0;
   long last_work_ = 0;
 };

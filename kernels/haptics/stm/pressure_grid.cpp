@@ -1,10 +1,16 @@
 #include "kernels/haptics/stm/pressure_grid.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 
 namespace sonoflow::haptics::stm {
 namespace {
+
+// Build ids, process-wide so that two grids never share one (0: none).
+std::atomic<std::uint64_t> next_build_id{1};
+
+std::uint64_t new_build_id() { return next_build_id.fetch_add(1, std::memory_order_relaxed); }
 
 // Catmull-Rom weights of the four nodes around t in [0, 1), and their derivatives.
 void catmull_rom(float t, float (&w)[4], float (&dw)[4]) {
@@ -25,12 +31,14 @@ PressureGrid::PressureGrid(int max_nodes_per_side)
     : capacity_(std::max(max_nodes_per_side, 4)),
       pressure_(std::size_t(capacity_) * std::size_t(capacity_)),
       height_(pressure_.size()),
-      weight_(pressure_.size()) {}
+      weight_(pressure_.size()),
+      build_id_(new_build_id()) {}
 
 void PressureGrid::build(const Eigen::Ref<const Eigen::Matrix2Xf>& points,
                          const Eigen::Ref<const Eigen::ArrayXf>& pressure,
                          const Eigen::Ref<const Eigen::ArrayXf>& height, float cell_m,
                          float margin_m) {
+  build_id_ = new_build_id();
   nx_ = ny_ = 0;
   max_pressure_ = 0;
   const Eigen::Index n = points.cols();

@@ -9,6 +9,7 @@
 // towards zero (the edge of the hand) instead of copying one far sample. The cell is the larger
 // of the requested size and the mean sample spacing, and grows further if the extent would need
 // more nodes than the grid holds. Outside the grid the pressure is 0.
+#include <cstdint>
 #include <vector>
 
 #include <Eigen/Core>
@@ -33,6 +34,9 @@ class PressureGrid {
   int columns() const { return nx_; }
   int rows() const { return ny_; }
   bool empty() const { return nx_ == 0; }
+  // Changes with every build(), unique across grids: what a cached value read from the grid was
+  // read from (path_refinement.hpp keeps the cost at its positions while this is unchanged).
+  std::uint64_t build_id() const { return build_id_; }
 
  private:
   float sample(const std::vector<float>& channel, const Eigen::Vector2f& q,
@@ -42,6 +46,7 @@ class PressureGrid {
   int nx_ = 0, ny_ = 0;
   float cell_ = 1, x0_ = 0, y0_ = 0, max_pressure_ = 0;
   std::vector<float> pressure_, height_, weight_;
+  std::uint64_t build_id_;
 };
 
 }  // namespace sonoflow::haptics::stm

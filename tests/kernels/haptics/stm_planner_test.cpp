@@ -174,5 +174,98 @@ TEST(ProStmPlanner, STMReconstructsAnElongatedTargetBetterThanAM) {
   EXPECT_LT(stm_rmse, 0.8f * am_rmse);
 }
 
+// Two bumps of pressure on a 12 cm square, rasterised; and two loops of 20 samples near them.
+void build_two_bumps(PressureGrid& grid) {
+  constexpr int kSide = 40;
+  Eigen::Matrix2Xf points(2, kSide * kSide);
+  Eigen::ArrayXf pressure(kSide * kSide), height = Eigen::ArrayXf::Zero(kSide * kSide);
+  for (int j = 0; j < kSide; ++j) {
+    for (int i = 0; i < kSide; ++i) {
+      const Eigen::Vector2f x(0.12f * float(i) / kSide, 0.12f * float(j) / kSide);
+      const float a = (x - Eigen::Vector2f(0.04f, 0.05f)).squaredNorm();
+      const float b = (x - Eigen::Vector2f(0.08f, 0.07f)).squaredNorm();
+      points.col(j * kSide + i) = x;
+      pressure[j * kSide + i] = std::exp(-a / (2 * 0.015f * 0.015f)) + 0.7f * std::exp(-b / (2 * 0.012f * 0.012f));
+    }
+  }
+  grid.build(points, pressure, height, 4e-3f, 8.6e-3f);
+}
+
+PathRefiner two_loops() {
+  PathRefiner refiner;
+  refiner.reset(2, 20);
+  for (int p = 0; p < 2; ++p) {
+    const Eigen::Vector2f centre = p == 0 ? Eigen::Vector2f(0.035f, 0.045f) : Eigen::Vector2f(0.085f, 0.075f);
+    for (int k = 0; k < 20; ++k) {
+      const float t = 6.2831853f * float(k) / 20;
+      refiner.set_sample(p, k, centre + 0.015f * Eigen::Vector2f(std::cos(t), std::sin(t)));
+    }
+  }
+  return refiner;
+}
+
+bool same_positions(const PathRefiner& a, const PathRefiner& b) {
+  for (int p = 0; p < a.paths(); ++p) {
+    for (int k = 0; k < a.samples_per_path(); ++k) {
+      if (a.sample(p, k) != b.sample(p, k)) return false;
+    }
+  }
+  return true;
+}
+
+TEST(PathRefiner, AStepStartsFromThePreviousStepsCostUnlessTheProblemChanged) {
+  // A step ends knowing the cost and gradient where it put the samples; the next step starts
+  // from them instead of evaluating again (the daemon's refinement is ~all evaluations: one
+  // less per step is about a third less STM work) -- but only on the same grid build with the
+  // same cost parameters. Whether it evaluated shows in its work (one evaluation is 100 units
+  // per sample plus the pair tests).
+  PressureGrid grid;
+  build_two_bumps(grid);
+  const RefinementParams params;
+  PathRefiner refiner = two_loops();
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(refiner.step(grid, params));
+
+  PathRefiner kept = refiner, rebuilt = refiner, reweighted = refiner, reweighted_rebuilt = refiner;
+  ASSERT_TRUE(kept.step(grid, params));
+  PressureGrid same_again;  // the same field, built anew: a new build id
+  build_two_bumps(same_again);
+  ASSERT_TRUE(rebuilt.step(same_again, params));
+  // Same positions either way (the reused cost and gradient are the ones it would compute) ...
+  EXPECT_TRUE(same_positions(kept, rebuilt));
+  // ... for one evaluation less (at least the 100 units per sample of one evaluation).
+  EXPECT_LE(kept.last_work() + 100L * 2 * 20, rebuilt.last_work())
+      << kept.last_work() << " vs " << rebuilt.last_work();
+
+  // Other cost parameters: evaluated afresh, as on a new grid.
+  RefinementParams stiffer = params;
+  stiffer.weights.length *= 2;
+  ASSERT_TRUE(reweighted.step(grid, stiffer));
+  ASSERT_TRUE(reweighted_rebuilt.step(same_again, stiffer));
+  EXPECT_TRUE(same_positions(reweighted, reweighted_rebuilt));
+  EXPECT_EQ(reweighted.last_work(), reweighted_rebuilt.last_work());
+
+  // A grid rebuilt in place with another field: evaluated afresh, as on a new grid.
+  PathRefiner moved = kept, moved_reference = kept;
+  PressureGrid shifted_reference;
+  auto build_shifted = [](PressureGrid& g) {
+    Eigen::Matrix2Xf points(2, 400);
+    Eigen::ArrayXf pressure(400), height = Eigen::ArrayXf::Zero(400);
+    for (int j = 0; j < 20; ++j) {
+      for (int i = 0; i < 20; ++i) {
+        const Eigen::Vector2f x(0.12f * float(i) / 20, 0.12f * float(j) / 20);
+        points.col(j * 20 + i) = x;
+        pressure[j * 20 + i] = std::exp(-(x - Eigen::Vector2f(0.05f, 0.06f)).squaredNorm() / (2 * 0.02f * 0.02f));
+      }
+    }
+    g.build(points, pressure, height, 4e-3f, 8.6e-3f);
+  };
+  build_shifted(grid);
+  build_shifted(shifted_reference);
+  ASSERT_TRUE(moved.step(grid, params));
+  ASSERT_TRUE(moved_reference.step(shifted_reference, params));
+  EXPECT_TRUE(same_positions(moved, moved_reference));
+  EXPECT_EQ(moved.last_work(), moved_reference.last_work());
+}
+
 }  // namespace
 }  // namespace sonoflow::haptics::stm
