@@ -96,17 +96,20 @@ TEST(Hand, TeleportIntoTheFluidIsSafe) {
   });
 }
 
+// Frame k of a hand sweeping at 10 m/s along y through the pool, bouncing between y = +-0.1
+// (11 cm per frame).
+HandFrame sweep_at_ten_metres_per_second(int k) {
+  const float travel = 10.0f * static_cast<float>(k) / 90.0f;
+  const float phase = std::fmod(travel, 0.4f);
+  const float y = phase < 0.2f ? -0.1f + phase : 0.3f - phase;
+  return flat_hand({0.0f, y, kFloor + 0.03f}, static_cast<std::uint64_t>(k), 0);
+}
+
 TEST(Hand, SweepAtTenMetresPerSecondIsSafe) {
   auto e = make_engine(pool_config());
   ASSERT_TRUE(e);
   ASSERT_FALSE(e->load_scene(pool_scene()));
-  run_scripted(*e, 45, [](int k) {
-    // 10 m/s along y through the pool, bouncing between y = +-0.1 (11 cm per frame).
-    const float travel = 10.0f * static_cast<float>(k) / 90.0f;
-    const float phase = std::fmod(travel, 0.4f);
-    const float y = phase < 0.2f ? -0.1f + phase : 0.3f - phase;
-    return flat_hand({0.0f, y, kFloor + 0.03f}, static_cast<std::uint64_t>(k), 0);
-  });
+  run_scripted(*e, 45, sweep_at_ten_metres_per_second);
 }
 
 TEST(Hand, LeavingTheDomainIsSafe) {
@@ -135,12 +138,7 @@ TEST(Hand, NoSlipSweepThroughHoneyAtTenMetresPerSecondIsSafe) {
   auto e = make_engine(c);
   ASSERT_TRUE(e);
   ASSERT_FALSE(e->load_scene(pool_scene()));
-  run_scripted(*e, 45, [](int k) {
-    const float travel = 10.0f * static_cast<float>(k) / 90.0f;
-    const float phase = std::fmod(travel, 0.4f);
-    const float y = phase < 0.2f ? -0.1f + phase : 0.3f - phase;
-    return flat_hand({0.0f, y, kFloor + 0.03f}, static_cast<std::uint64_t>(k), 0);
-  });
+  run_scripted(*e, 45, sweep_at_ten_metres_per_second);
 }
 
 }  // namespace
