@@ -25,6 +25,7 @@
 #include "daemon/devices/device_binding.hpp"
 #include "daemon/devices/force_binding.hpp"
 #include "daemon/pipeline/kernel_fluid.hpp"
+#include "daemon/pipeline/opencl_workers.hpp"
 #include "daemon/pipeline/kernel_smoke.hpp"
 #include "daemon/pipeline/kernel_renderer.hpp"
 #include "daemon/pipeline/pipeline.hpp"
@@ -231,8 +232,11 @@ int main(int argc, char** argv) {
   // The fluid: the OpenCL particle engine or grid smoke (fluid.medium), or (fluid.engine =
   // "standin") the palm-drag model.
   std::unique_ptr<FluidModel> fluid;
+  // threads.opencl: the OpenCL runtime's workers, started inside the engine's create.
+  std::vector<WorkerThread> opencl_workers;
   if (config.fluid.engine == "opencl" && config.fluid.medium == "smoke") {
-    auto engine = KernelSmoke::create(config, error);
+    auto engine = create_with_workers(config.threads.opencl, opencl_workers,
+                                      [&] { return KernelSmoke::create(config, error); });
     if (!engine) {
       log_line(LogLevel::Error, "fluid", "%s ('fluid.device' = \"%s\", 'fluid.compute_units' = %d; "
                "'fluid.engine' = \"standin\" runs without OpenCL)", error.c_str(),
@@ -242,7 +246,8 @@ int main(int argc, char** argv) {
     log_line(LogLevel::Info, "fluid", "%s", engine->describe().c_str());
     fluid = std::move(engine);
   } else if (config.fluid.engine == "opencl") {
-    auto engine = KernelFluid::create(config, std::move(presets), error);
+    auto engine = create_with_workers(config.threads.opencl, opencl_workers,
+                                      [&] { return KernelFluid::create(config, std::move(presets), error); });
     if (!engine) {
       log_line(LogLevel::Error, "fluid", "%s ('fluid.device' = \"%s\", 'fluid.compute_units' = %d; "
                "'fluid.engine' = \"standin\" runs without OpenCL)", error.c_str(),
@@ -261,6 +266,8 @@ int main(int argc, char** argv) {
     }
     fluid = std::move(standin);
   }
+  if (config.fluid.engine == "opencl")
+    log_line(LogLevel::Info, "rt", "%s", describe_workers(opencl_workers, config.threads.opencl).c_str());
   // Force feedback: the device whose stylus moves the tool the fluid carries.
   std::unique_ptr<drivers::ForceDevice> force_device;
   if (config.force_feedback.enabled) {
@@ -286,6 +293,7 @@ int main(int argc, char** argv) {
     if (!in_rt_report && !t.report.message.empty())
       log_line(LogLevel::Warning, "rt", "%s: %s", t.name.c_str(), t.report.message.c_str());
   }
+  for (const auto& w : opencl_workers) pipeline.add_thread_report(w.name, config.threads.opencl.priority, w.report);
   Recorder recorder(config, pipeline.links(), clock, &status->region());
   control->set_recorder(&recorder);
   // Recording from the first tick on makes the whole session replayable bit for bit.

@@ -4,10 +4,13 @@
 #include <pthread.h>
 #include <sched.h>
 #include <sys/mman.h>
+#include <dirent.h>
 #include <sys/resource.h>
 
 #include <cerrno>
 #include <cstdlib>
+#include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <vector>
 
@@ -49,32 +52,20 @@ __attribute__((noinline)) void prefault_heap(std::size_t bytes) {
   for (void* p : blocks) std::free(p);
 }
 
-bool try_fifo(pthread_t thread, int priority) {
-  sched_param param{};
-  param.sched_priority = priority;
-  return pthread_setschedparam(thread, SCHED_FIFO, &param) == 0;
-}
-
-}  // namespace
-
-RtSetupReport setup_current_thread(const RtThreadConfig& config) {
-  RtSetupReport report = setup_thread(pthread_self(), config);
-  if (config.prefault_stack_bytes > 0) prefault_stack(config.prefault_stack_bytes);
-  if (config.prefault_heap_bytes > 0) prefault_heap(config.prefault_heap_bytes);
-  return report;
-}
-
-RtSetupReport setup_thread(pthread_t thread, const RtThreadConfig& config) {
+// The set-up steps, for a thread named by pthread_t or by kernel id: `name`, `fifo` and `pin`
+// do one step on that thread and return 0 or an errno value.
+template <typename Name, typename Fifo, typename Pin>
+RtSetupReport setup_with(const RtThreadConfig& config, Name name_thread, Fifo fifo, Pin pin) {
   RtSetupReport report;
 
   if (!config.name.empty()) {
     const std::string name = config.name.substr(0, 15);
-    report.named = pthread_setname_np(thread, name.c_str()) == 0;
+    report.named = name_thread(name) == 0;
     if (!report.named) append(report.message, "could not name thread '" + name + "'");
   }
 
   if (config.fifo_priority > 0) {
-    if (try_fifo(thread, config.fifo_priority)) {
+    if (fifo(config.fifo_priority) == 0) {
       report.realtime = true;
       report.granted_priority = config.fifo_priority;
     } else {
@@ -82,7 +73,7 @@ RtSetupReport setup_thread(pthread_t thread, const RtThreadConfig& config) {
       rlimit limit{};
       const bool have_limit = getrlimit(RLIMIT_RTPRIO, &limit) == 0;
       const int allowed = have_limit ? static_cast<int>(limit.rlim_cur) : 0;
-      if (allowed > 0 && allowed < config.fifo_priority && try_fifo(thread, allowed)) {
+      if (allowed > 0 && allowed < config.fifo_priority && fifo(allowed) == 0) {
         report.realtime = true;
         report.granted_priority = allowed;
         append(report.message, "SCHED_FIFO priority clamped from " +
@@ -99,10 +90,7 @@ RtSetupReport setup_thread(pthread_t thread, const RtThreadConfig& config) {
   if (config.cpu >= CPU_SETSIZE) {
     append(report.message, "could not pin to CPU " + std::to_string(config.cpu) + ": no such CPU");
   } else if (config.cpu >= 0) {
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    CPU_SET(config.cpu, &set);
-    const int rc = pthread_setaffinity_np(thread, sizeof(set), &set);
+    const int rc = pin(config.cpu);
     report.pinned = rc == 0;
     if (!report.pinned) {
       append(report.message, "could not pin to CPU " + std::to_string(config.cpu) + ": " +
@@ -111,6 +99,67 @@ RtSetupReport setup_thread(pthread_t thread, const RtThreadConfig& config) {
   }
 
   return report;
+}
+
+}  // namespace
+
+RtSetupReport setup_current_thread(const RtThreadConfig& config) {
+  RtSetupReport report = setup_thread(pthread_self(), config);
+  if (config.prefault_stack_bytes > 0) prefault_stack(config.prefault_stack_bytes);
+  if (config.prefault_heap_bytes > 0) prefault_heap(config.prefault_heap_bytes);
+  return report;
+}
+
+RtSetupReport setup_thread(pthread_t thread, const RtThreadConfig& config) {
+  return setup_with(
+      config, [&](const std::string& name) { return pthread_setname_np(thread, name.c_str()); },
+      [&](int priority) {
+        sched_param param{};
+        param.sched_priority = priority;
+        return pthread_setschedparam(thread, SCHED_FIFO, &param);
+      },
+      [&](int cpu) {
+        cpu_set_t set;
+        CPU_ZERO(&set);
+        CPU_SET(cpu, &set);
+        return pthread_setaffinity_np(thread, sizeof(set), &set);
+      });
+}
+
+RtSetupReport setup_thread_id(pid_t tid, const RtThreadConfig& config) {
+  return setup_with(
+      config,
+      [&](const std::string& name) {
+        // What pthread_setname_np does for another thread of the process.
+        const std::string path = "/proc/self/task/" + std::to_string(tid) + "/comm";
+        std::FILE* f = std::fopen(path.c_str(), "w");
+        if (f == nullptr) return errno;
+        const bool ok = std::fputs(name.c_str(), f) >= 0;
+        return std::fclose(f) == 0 && ok ? 0 : EIO;
+      },
+      [&](int priority) {
+        sched_param param{};
+        param.sched_priority = priority;
+        return sched_setscheduler(tid, SCHED_FIFO, &param) == 0 ? 0 : errno;
+      },
+      [&](int cpu) {
+        cpu_set_t set;
+        CPU_ZERO(&set);
+        CPU_SET(cpu, &set);
+        return sched_setaffinity(tid, sizeof(set), &set) == 0 ? 0 : errno;
+      });
+}
+
+std::vector<pid_t> process_thread_ids() {
+  std::vector<pid_t> tids;
+  DIR* d = opendir("/proc/self/task");
+  if (d == nullptr) return tids;
+  while (const dirent* e = readdir(d)) {
+    if (e->d_name[0] >= '0' && e->d_name[0] <= '9') tids.push_back(static_cast<pid_t>(std::atoi(e->d_name)));
+  }
+  closedir(d);
+  std::sort(tids.begin(), tids.end());
+  return tids;
 }
 
 MemoryLockReport lock_process_memory() {

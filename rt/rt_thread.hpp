@@ -5,9 +5,11 @@
 // says why. Set-up never fails the caller. Call these once, before the loop starts (they
 // allocate and make syscalls).
 #include <pthread.h>
+#include <sys/types.h>
 
 #include <cstddef>
 #include <string>
+#include <vector>
 
 namespace sonoflow::rt {
 
@@ -35,6 +37,13 @@ RtSetupReport setup_current_thread(const RtThreadConfig& config);
 // only the thread itself can touch its stack). For threads a library starts on its own, such
 // as a USB transport's event thread, configured from outside once they run.
 RtSetupReport setup_thread(pthread_t thread, const RtThreadConfig& config);
+
+// The same for a thread known only by its kernel id (one of process_thread_ids()): a thread a
+// library starts without handing out its pthread_t, such as PoCL's CPU workers.
+RtSetupReport setup_thread_id(pid_t tid, const RtThreadConfig& config);
+
+// The kernel ids of this process' threads now (/proc/self/task), ascending.
+std::vector<pid_t> process_thread_ids();
 
 struct MemoryLockReport {
   bool locked = false;

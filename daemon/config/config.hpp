@@ -31,6 +31,9 @@ struct Config {
     ThreadSettings usb{85, -1};
     ThreadSettings force{80, -1};     // the 1 kHz force-feedback servo (force_feedback.enabled)
     ThreadSettings recorder{0, -1};
+    // PoCL's CPU workers, which compute the fluid's kernels (priority only: they are never pinned).
+    // Below the fluid thread, which enqueues a frame and waits for them (bench/RESULTS.md, poclprio).
+    ThreadSettings opencl{59, -1};
   } threads;
 
   struct Devices {

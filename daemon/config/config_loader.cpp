@@ -222,6 +222,14 @@ void check_cross_keys(const Config& c, std::string_view source,
                                 std::to_string(c.safety.stale_after_ms + c.safety.fade_ms) +
                                 " ms exceeds 100 ms (the array must be silent within 100 ms of "
                                 "tracking loss)");
+  // The fluid thread enqueues a frame's kernels and waits for the workers: workers at or above it
+  // preempt it mid-enqueue or keep it from the CPU when their work is done (bench/RESULTS.md, poclprio).
+  if (c.threads.opencl.priority > 0 && c.threads.opencl.priority >= c.threads.fluid.priority)
+    error("threads.opencl.priority",
+          "'threads.opencl.priority' = " + std::to_string(c.threads.opencl.priority) +
+              " is not below 'threads.fluid.priority' (" + std::to_string(c.threads.fluid.priority) +
+              "): the OpenCL workers must not preempt the fluid thread that feeds them (0 leaves them "
+              "on normal scheduling)");
   if (c.recorder.buffer_kib % 4 != 0)
     error("recorder.buffer_kib", "'recorder.buffer_kib' = " + std::to_string(c.recorder.buffer_kib) +
                                      " is not a multiple of 4 (O_DIRECT needs 4 KiB blocks)");

@@ -50,6 +50,9 @@ std::vector<KeyInfo> config_keys(Config& c) {
   add_thread(k, "threads.usb.priority", "threads.usb.cpu", c.threads.usb);
   add_thread(k, "threads.force.priority", "threads.force.cpu", c.threads.force);
   add_thread(k, "threads.recorder.priority", "threads.recorder.cpu", c.threads.recorder);
+  k.push_back(integer("threads.opencl.priority", &c.threads.opencl.priority, 0, 98, "", Reload::Restart,
+                      "SCHED_FIFO priority of the OpenCL runtime's worker threads (PoCL's CPU workers, "
+                      "which compute the fluid); below threads.fluid.priority; 0 = normal scheduling"));
 
   k.push_back(boolean("devices.emulate", &c.devices.emulate, restart,
                       "use in-process emulated devices instead of USB (also --emulate)"));

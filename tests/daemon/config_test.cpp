@@ -113,6 +113,21 @@ TEST(Config, TrackerRateMustBeOneTheTrackerHas) {
   EXPECT_EQ(r.errors[0].key, "tracker.rate_hz");
 }
 
+// PoCL's workers at or above the fluid thread preempt it while it enqueues a frame (bench/RESULTS.md,
+// poclprio): refused, naming both keys; below it, or on normal scheduling, accepted.
+TEST(Config, OpenClWorkersMustBeBelowTheFluidThread) {
+  for (const char* text : {"[threads.opencl]\npriority = 60\n", "[threads.opencl]\npriority = 61\n",
+                           "[threads.fluid]\npriority = 0\n"}) {
+    const auto r = load(text);
+    ASSERT_EQ(r.errors.size(), 1u) << text;
+    EXPECT_EQ(r.errors[0].key, "threads.opencl.priority") << text;
+    EXPECT_NE(r.errors[0].message.find("threads.fluid.priority"), std::string::npos) << r.errors[0].message;
+  }
+  EXPECT_TRUE(load("[threads.opencl]\npriority = 59\n").errors.empty());
+  EXPECT_TRUE(load("[threads.opencl]\npriority = 0\n[threads.fluid]\npriority = 0\n").errors.empty());
+  EXPECT_EQ(load("[threads.opencl]\npriority = 99\n").errors.size(), 1u);  // 1..98: below some fluid
+}
+
 TEST(Config, SyntaxErrorGivesLine) {
   const auto r = load("[haptic]\nmode = \n");
   ASSERT_EQ(r.errors.size(), 1u);
