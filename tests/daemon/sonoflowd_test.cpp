@@ -368,6 +368,34 @@ TEST(Sonoflowd, UsbTransportThreadsRunWithThreadsUsbScheduling) {
       << summary;
 }
 
+// threads.opencl reaches PoCL's workers, which PoCL starts inside the fluid engine's create: the
+// kernel shows them as sf-ocl-N with the configured priority (where SCHED_FIFO is permitted), the
+// log says what they got, and the summary lists them.
+TEST(Sonoflowd, OpenClWorkersRunWithThreadsOpenclScheduling) {
+  Sandbox box;
+  box.write_config(particle_fluid("fluid.particles = 1024\n[threads.opencl]\npriority = 11\n"));
+  NotifySocket notify(box.dir + "/notify.sock");
+  Daemon d = Daemon::spawn({SONOFLOWD, "--config", box.config, "--emulate", "--summary", box.dir + "/summary.json"},
+                           {"NOTIFY_SOCKET=" + box.dir + "/notify.sock"}, box.dir + "/stderr");
+  ASSERT_TRUE(notify.wait_for("READY=1", 120s)) << d.log();  // a cold PoCL cache compiles first
+  const bool permitted = fifo_permitted(11);
+  const ThreadSched t = thread_of(d.pid, "sf-ocl-0");
+  ASSERT_TRUE(t.found) << d.log();
+  if (permitted) {
+    EXPECT_EQ(t.policy, SCHED_FIFO);
+    EXPECT_EQ(t.priority, 11);
+    EXPECT_NE(d.log().find("OpenCL worker thread(s) sf-ocl-* (tid "), std::string::npos) << d.log();
+    EXPECT_NE(d.log().find("SCHED_FIFO 11"), std::string::npos) << d.log();
+  }
+  kill(d.pid, SIGTERM);
+  EXPECT_EQ(d.wait(30s), 0) << d.log();
+  const std::string summary = read_file(box.dir + "/summary.json");
+  EXPECT_NE(summary.find(std::string("{\"name\":\"sf-ocl-0\",\"priority_requested\":11,\"realtime\":") +
+                         (permitted ? "true,\"priority\":11}" : "false")),
+            std::string::npos)
+      << summary;
+}
+
 // rt.require = true and no way to get SCHED_FIFO: exit 77 naming the threads and the reason.
 TEST(Sonoflowd, RtRequireWithoutRealtimeExits77NamingWhy) {
   Sandbox box;
