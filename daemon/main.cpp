@@ -233,9 +233,10 @@ int main(int argc, char** argv) {
   // "standin") the palm-drag model.
   std::unique_ptr<FluidModel> fluid;
   // threads.opencl: the OpenCL runtime's workers, started inside the engine's create.
+  const ThreadSettings opencl_sched = worker_settings(config);
   std::vector<WorkerThread> opencl_workers;
   if (config.fluid.engine == "opencl" && config.fluid.medium == "smoke") {
-    auto engine = create_with_workers(config.threads.opencl, opencl_workers,
+    auto engine = create_with_workers(opencl_sched, opencl_workers,
                                       [&] { return KernelSmoke::create(config, error); });
     if (!engine) {
       log_line(LogLevel::Error, "fluid", "%s ('fluid.device' = \"%s\", 'fluid.compute_units' = %d; "
@@ -246,7 +247,7 @@ int main(int argc, char** argv) {
     log_line(LogLevel::Info, "fluid", "%s", engine->describe().c_str());
     fluid = std::move(engine);
   } else if (config.fluid.engine == "opencl") {
-    auto engine = create_with_workers(config.threads.opencl, opencl_workers,
+    auto engine = create_with_workers(opencl_sched, opencl_workers,
                                       [&] { return KernelFluid::create(config, std::move(presets), error); });
     if (!engine) {
       log_line(LogLevel::Error, "fluid", "%s ('fluid.device' = \"%s\", 'fluid.compute_units' = %d; "
@@ -267,7 +268,7 @@ int main(int argc, char** argv) {
     fluid = std::move(standin);
   }
   if (config.fluid.engine == "opencl")
-    log_line(LogLevel::Info, "rt", "%s", describe_workers(opencl_workers, config.threads.opencl).c_str());
+    log_line(LogLevel::Info, "rt", "%s", describe_workers(opencl_workers, opencl_sched).c_str());
   // Force feedback: the device whose stylus moves the tool the fluid carries.
   std::unique_ptr<drivers::ForceDevice> force_device;
   if (config.force_feedback.enabled) {
@@ -293,7 +294,7 @@ int main(int argc, char** argv) {
     if (!in_rt_report && !t.report.message.empty())
       log_line(LogLevel::Warning, "rt", "%s: %s", t.name.c_str(), t.report.message.c_str());
   }
-  for (const auto& w : opencl_workers) pipeline.add_thread_report(w.name, config.threads.opencl.priority, w.report);
+  for (const auto& w : opencl_workers) pipeline.add_thread_report(w.name, opencl_sched.priority, w.report);
   Recorder recorder(config, pipeline.links(), clock, &status->region());
   control->set_recorder(&recorder);
   // Recording from the first tick on makes the whole session replayable bit for bit.

@@ -224,7 +224,8 @@ void check_cross_keys(const Config& c, std::string_view source,
                                 "tracking loss)");
   // The fluid thread enqueues a frame's kernels and waits for the workers: workers at or above it
   // preempt it mid-enqueue or keep it from the CPU when their work is done (bench/RESULTS.md, poclprio).
-  if (c.threads.opencl.priority > 0 && c.threads.opencl.priority >= c.threads.fluid.priority)
+  // A fluid thread on normal scheduling takes its workers with it (opencl_workers.hpp).
+  if (c.threads.fluid.priority > 0 && c.threads.opencl.priority >= c.threads.fluid.priority)
     error("threads.opencl.priority",
           "'threads.opencl.priority' = " + std::to_string(c.threads.opencl.priority) +
               " is not below 'threads.fluid.priority' (" + std::to_string(c.threads.fluid.priority) +

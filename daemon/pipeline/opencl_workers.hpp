@@ -22,6 +22,10 @@ struct WorkerThread {
   rt::RtSetupReport report;  // what the kernel granted
 };
 
+// What the workers get: threads.opencl, but normal scheduling when the fluid thread has it
+// (threads.fluid.priority = 0): never above the thread that feeds them.
+ThreadSettings worker_settings(const Config& config);
+
 // The threads of this process not in `before` (rt::process_thread_ids() taken before the engine
 // was created) and still running, named sf-ocl-0.. and set to `settings.priority` (0 leaves their
 // scheduling as it is).

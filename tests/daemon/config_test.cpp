@@ -114,10 +114,11 @@ TEST(Config, TrackerRateMustBeOneTheTrackerHas) {
 }
 
 // PoCL's workers at or above the fluid thread preempt it while it enqueues a frame (bench/RESULTS.md,
-// poclprio): refused, naming both keys; below it, or on normal scheduling, accepted.
+// poclprio): refused, naming both keys; below it, or on normal scheduling, accepted. A fluid thread on
+// normal scheduling (configs from before the key) takes the workers with it.
 TEST(Config, OpenClWorkersMustBeBelowTheFluidThread) {
   for (const char* text : {"[threads.opencl]\npriority = 60\n", "[threads.opencl]\npriority = 61\n",
-                           "[threads.fluid]\npriority = 0\n"}) {
+                           "[threads.fluid]\npriority = 40\n"}) {
     const auto r = load(text);
     ASSERT_EQ(r.errors.size(), 1u) << text;
     EXPECT_EQ(r.errors[0].key, "threads.opencl.priority") << text;
@@ -125,6 +126,7 @@ TEST(Config, OpenClWorkersMustBeBelowTheFluidThread) {
   }
   EXPECT_TRUE(load("[threads.opencl]\npriority = 59\n").errors.empty());
   EXPECT_TRUE(load("[threads.opencl]\npriority = 0\n[threads.fluid]\npriority = 0\n").errors.empty());
+  EXPECT_TRUE(load("[threads.fluid]\npriority = 0\n").errors.empty());
   EXPECT_EQ(load("[threads.opencl]\npriority = 99\n").errors.size(), 1u);  // 1..98: below some fluid
 }
 

@@ -52,6 +52,14 @@ long cpu_ticks(pid_t tid) {
   return utime + stime;
 }
 
+// threads.opencl, except with the fluid thread on normal scheduling: the workers follow it there.
+TEST(OpenClWorkers, NeverAboveTheFluidThread) {
+  Config config;
+  EXPECT_EQ(worker_settings(config).priority, 59);
+  config.threads.fluid.priority = 0;
+  EXPECT_EQ(worker_settings(config).priority, 0);
+}
+
 TEST(OpenClWorkers, GetTheConfiguredPriorityAndComputeTheFluid) {
   constexpr int kPriority = 7;
   if (!fifo_permitted(kPriority)) GTEST_SKIP() << "SCHED_FIFO not permitted here (RLIMIT_RTPRIO / CAP_SYS_NICE)";
