@@ -15,22 +15,14 @@
 #include "daemon/config/config.hpp"
 #include "daemon/pipeline/kernel_fluid.hpp"
 #include "daemon/pipeline/opencl_workers.hpp"
+#include "tests/support/fifo_permitted.hpp"
 
 namespace sonoflow::daemon {
 namespace {
 
 constexpr char kMaterials[] = SONOFLOW_SOURCE_DIR "/config/materials";
 
-// Whether this process may use SCHED_FIFO at `priority`: asked of the kernel by a throwaway thread.
-bool fifo_permitted(int priority) {
-  bool permitted = false;
-  std::thread([&] {
-    sched_param param{};
-    param.sched_priority = priority;
-    permitted = pthread_setschedparam(pthread_self(), SCHED_FIFO, &param) == 0;
-  }).join();
-  return permitted;
-}
+using sonoflow::test::fifo_permitted;
 
 std::string task_file(pid_t tid, const char* what) {
   std::ifstream in("/proc/self/task/" + std::to_string(tid) + "/" + what);

@@ -11,6 +11,7 @@
 
 #include "daemon/status/status_file.hpp"
 #include "tests/daemon/process_support.hpp"
+#include "tests/support/fifo_permitted.hpp"
 
 namespace sonoflow::daemon {
 namespace {
@@ -21,17 +22,7 @@ using test::NotifySocket;
 using test::Sandbox;
 using test::read_file;
 
-// Whether this process (and so a daemon it starts) may use SCHED_FIFO at `priority`: asked of
-// the kernel by a throwaway thread.
-bool fifo_permitted(int priority) {
-  bool permitted = false;
-  std::thread([&] {
-    sched_param param{};
-    param.sched_priority = priority;
-    permitted = pthread_setschedparam(pthread_self(), SCHED_FIFO, &param) == 0;
-  }).join();
-  return permitted;
-}
+using sonoflow::test::fifo_permitted;
 
 struct ThreadSched {
   bool found = false;

@@ -23,6 +23,7 @@
 #include "drivers/devices.hpp"
 #include "drivers/usb/in_process_transport.hpp"
 #include "drivers/usb/libusb_transport.hpp"
+#include "tests/support/fifo_permitted.hpp"
 
 namespace sonoflow::drivers {
 namespace {
@@ -55,17 +56,7 @@ KernelView thread_named(const std::string& name) {
   return view;
 }
 
-// Whether this process may use SCHED_FIFO at `priority`: asked of the kernel by a throwaway
-// thread, independently of the code under test.
-bool fifo_permitted(int priority) {
-  bool permitted = false;
-  std::thread([&] {
-    sched_param param{};
-    param.sched_priority = priority;
-    permitted = pthread_setschedparam(pthread_self(), SCHED_FIFO, &param) == 0;
-  }).join();
-  return permitted;
-}
+using sonoflow::test::fifo_permitted;
 
 // What an unprivileged service gets: no CAP_SYS_NICE (for this thread and the threads it
 // starts) and RLIMIT_RTPRIO 0. Death-test children only: it cannot be undone.
