@@ -1,16 +1,16 @@
 #include "rt/rt_thread.hpp"
 
 #include <alloca.h>
+#include <dirent.h>
 #include <pthread.h>
 #include <sched.h>
 #include <sys/mman.h>
-#include <dirent.h>
 #include <sys/resource.h>
 
-#include <cerrno>
-#include <cstdlib>
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <vector>
 
