@@ -108,12 +108,8 @@ Status FluidEngine::Impl::allocate() {
     g.cell_start = rt->resident_buffer((entries + 1) * 4, err);
     g.block_sum = rt->resident_buffer(static_cast<std::size_t>(g.blocks) * 4, err);
   };
-  grid(s.fluid_grid, cap);
+  grid(s.fluid_grid, cap);  // cell_count starts zeroed (resident_buffer): small grids keep it so (sort)
   grid(s.ghost_grid, gcap);
-  const std::size_t count_bytes = (static_cast<std::size_t>(num_cells) + 1) * 4;
-  for (GridBuffers* g : {&s.fluid_grid, &s.ghost_grid}) {  // small grids keep them zeroed (sort)
-    if (err == CL_SUCCESS) err = rt->queue().enqueueFillBuffer(g->cell_count, cl_uint{0}, 0, count_bytes);
-  }
   s.g_joint = rt->resident_buffer(gcap * 4, err);
   for (cl::Buffer* b : {&s.g_offset, &s.g_normal_local, &s.xg, &s.xg0, &s.vg, &s.g_normal, &s.g_impulse})
     *b = rt->resident_buffer(gcap * 16, err);

@@ -34,11 +34,7 @@ Expected<std::unique_ptr<ConstraintSet>> SpookDensity::create(ClRuntime& rt, Dev
     *b = buffer(cap * 4);
   set->partial_ = buffer(kCgLanes * 4);
   set->cg_ = buffer(16);
-  if (err != CL_SUCCESS) return FluidError{FluidErrc::OpenClError, "SPOOK buffers: " + cl_error_name(err)};
-  // No impulses yet (the warm start of the first substep).
-  const cl_float zero = 0.0f;
-  cl::CommandQueue q = rt.queue();
-  err = q.enqueueFillBuffer(set->mu_, zero, 0, cap * 4);
+  // mu_ starts zeroed like every resident buffer: no impulses yet (the warm start of the first substep).
   if (err != CL_SUCCESS) return FluidError{FluidErrc::OpenClError, "SPOOK buffers: " + cl_error_name(err)};
   return std::unique_ptr<ConstraintSet>(std::move(set));
 }
