@@ -322,6 +322,10 @@ int main(int argc, char** argv) {
   } else {
     log_line(LogLevel::Info, "rt", "every loop runs with its configured SCHED_FIFO priority");
   }
+  // READY promises a whole status to a monitor attaching at once: every loop's first tick
+  // publishes its section (the fluid's comes a period and a frame after the start).
+  for (int i = 0; i < 500 && !pipeline.every_loop_published(); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
   status->set_state(status::DaemonState::Running);
   if (scene_export) scene_export->set_state(scene::SceneState::Running);
   notifier.ready(pipeline.status_line());

@@ -161,6 +161,7 @@ void Pipeline::run_tick(Slot& slot, const rt::LoopTick& tick) noexcept {
   if (tick.wake_ns >= slot.next_publish_ns) {
     slot.next_publish_ns = tick.wake_ns + publish_period_ns_;
     publish_loop(slot, tick.wake_ns);
+    slot.published.store(true, std::memory_order_release);
   }
 }
 
@@ -295,6 +296,13 @@ void Pipeline::add_thread_report(std::string name, int requested_priority, rt::R
 bool Pipeline::scheduling_known() const noexcept {
   for (const auto& slot : stage_slots()) {
     if (!slot.rt_known.load(std::memory_order_acquire)) return false;
+  }
+  return true;
+}
+
+bool Pipeline::every_loop_published() const noexcept {
+  for (const auto& slot : stage_slots()) {
+    if (!slot.published.load(std::memory_order_acquire)) return false;
   }
   return true;
 }

@@ -85,6 +85,9 @@ class Pipeline {
   void add_thread_report(std::string name, int requested_priority, rt::RtSetupReport report);
   // True once every stage thread has set up its scheduling (rt_report() is complete then).
   bool scheduling_known() const noexcept;
+  // True once every stage has published its status (each does at its first tick): from then a
+  // monitor attaching sees every loop's section filled in, so READY waits for it.
+  bool every_loop_published() const noexcept;
   // One consolidated message when some stage or added thread did not get its RT scheduling;
   // empty otherwise. `refusing`: the daemon will not start (rt.require) rather than run degraded.
   std::string rt_report(bool refusing = false) const;
@@ -116,6 +119,7 @@ class Pipeline {
     std::int64_t window_start_ns = 0;
     rt::RtSetupReport rt;
     std::atomic<bool> rt_known{false};
+    std::atomic<bool> published{false};
   };
 
   struct OtherThread {

@@ -24,6 +24,7 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "daemon/status/status_file.hpp"
@@ -105,9 +106,24 @@ class NotifySocket {
   std::vector<bool> matched_;
 };
 
+// A spawned sonoflowd. One a test leaves running (an ASSERT returned early) is killed and
+// reaped with it: left over, it held the test's stdout open and ctest waited for its timeout.
 struct Daemon {
   pid_t pid = -1;
   std::string stderr_path;
+
+  Daemon() = default;
+  Daemon(Daemon&& other) noexcept
+      : pid(std::exchange(other.pid, -1)), stderr_path(std::move(other.stderr_path)), reaped_(other.reaped_) {}
+  Daemon(const Daemon&) = delete;
+  Daemon& operator=(const Daemon&) = delete;
+  Daemon& operator=(Daemon&&) = delete;
+  ~Daemon() {
+    if (pid <= 0 || reaped_) return;
+    kill(pid, SIGKILL);
+    int status = 0;
+    waitpid(pid, &status, 0);
+  }
 
   static Daemon spawn(const std::vector<std::string>& args, const std::vector<std::string>& env,
                       const std::string& stderr_path) {
@@ -135,7 +151,10 @@ struct Daemon {
     const auto end = std::chrono::steady_clock::now() + timeout;
     int status = 0;
     while (std::chrono::steady_clock::now() < end) {
-      if (waitpid(pid, &status, WNOHANG) == pid) return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+      if (waitpid(pid, &status, WNOHANG) == pid) {
+        reaped_ = true;
+        return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+      }
       std::this_thread::sleep_for(20ms);
     }
     // A hung daemon: keep its threads' stacks for the failure report (when gdb is there).
@@ -145,12 +164,16 @@ struct Daemon {
     }
     kill(pid, SIGKILL);
     waitpid(pid, &status, 0);
+    reaped_ = true;
     return -1;
   }
   std::string log() const {
     const std::string stacks = read_file(stderr_path + ".stacks");
     return read_file(stderr_path) + (stacks.empty() ? "" : "\n--- stacks of the hung daemon\n" + stacks);
   }
+
+ private:
+  bool reaped_ = false;
 };
 
 struct Sandbox {

@@ -101,6 +101,32 @@ TEST(Sonoflowd, NotifiesReadyFeedsWatchdogAndStopsSilentOnSigterm) {
   EXPECT_EQ(reader->snapshot().daemon_state, status::DaemonState::Stopped);
 }
 
+// READY=1 means a whole status: a monitor attaching at once finds every stage loop's section
+// published (its first tick; the fluid's comes a period after the start) and the haptic mode of
+// the config, not zeros. Fails when READY is sent as soon as the threads are set up.
+TEST(Sonoflowd, AMonitorAttachingAtReadySeesEveryLoopsStatus) {
+  Sandbox box;
+  box.write_config("[haptic]\nmode = \"stm\"\n");
+  NotifySocket notify(box.dir + "/notify.sock");
+  Daemon d = Daemon::spawn({SONOFLOWD, "--config", box.config, "--emulate"},
+                           {"NOTIFY_SOCKET=" + box.dir + "/notify.sock"}, box.dir + "/stderr");
+  ASSERT_TRUE(notify.wait_for("READY=1", 10s)) << d.log();
+  std::string error;
+  auto reader = status::StatusReader::attach(box.dir + "/status", error);
+  ASSERT_TRUE(reader) << error;
+  const auto s = reader->snapshot();
+  for (const status::Stage stage : {status::Stage::Tracker, status::Stage::Fluid, status::Stage::Haptic,
+                                    status::Stage::Stream}) {
+    const auto& loop = s.loops[static_cast<int>(stage)];
+    EXPECT_GT(loop.updated_ns, 0) << status::kStageNames[static_cast<int>(stage)];
+    EXPECT_NE(loop.state, status::LoopState::Stopped) << status::kStageNames[static_cast<int>(stage)];
+    EXPECT_GT(loop.period_target_ns, 0) << status::kStageNames[static_cast<int>(stage)];
+  }
+  EXPECT_EQ(s.haptic.mode, 2u) << "the config's mode (stm)";
+  kill(d.pid, SIGTERM);
+  EXPECT_EQ(d.wait(10s), 0) << d.log();
+}
+
 TEST(Sonoflowd, SighupReloadsLiveKeysAndKeepsRestartKeys) {
   Sandbox box;
   NotifySocket notify(box.dir + "/notify.sock");
