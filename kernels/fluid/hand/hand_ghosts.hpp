@@ -23,6 +23,8 @@ struct Float4 {
 
 // Device-ready joint poses: slot = hand * kHandJointCount + joint.
 inline constexpr int kJointSlots = kMaxHands * kHandJointCount;
+// The hands' capsules (kernels/hand/hand_capsules.hpp: 23 bones a hand).
+inline constexpr int kCapsuleSlots = kMaxHands * 23;
 
 class HandGhosts {
  public:
@@ -47,6 +49,10 @@ class HandGhosts {
   std::span<const Float4> offset() const { return {offset_.data(), size()}; }
   std::span<const Float4> normal() const { return {normal_.data(), size()}; }
   std::span<const float> area() const { return {area_.data(), size()}; }
+  // The valid capsules of the laid-out hands for the contact: x, y the joint slots of their ends
+  // (int bits), z the radius.
+  int capsule_count() const { return capsule_count_; }
+  const std::array<Float4, kCapsuleSlots>& capsules() const { return capsules_; }
   const std::array<Float4, kJointSlots>& pos_prev() const { return pos_prev_; }
   const std::array<Float4, kJointSlots>& rot_prev() const { return rot_prev_; }
   const std::array<Float4, kJointSlots>& pos_new() const { return pos_new_; }
@@ -66,6 +72,8 @@ class HandGhosts {
   std::vector<Float4> normal_;
   std::vector<float> area_;
   std::array<Float4, kJointSlots> pos_prev_{}, rot_prev_{}, pos_new_{}, rot_new_{};
+  int capsule_count_ = 0;
+  std::array<Float4, kCapsuleSlots> capsules_{};
 };
 
 }  // namespace sonoflow::fluid
