@@ -113,7 +113,7 @@ void FluidEngine::step_frame(const HandFrame& newest, const HandFrame* previous,
   }
   m.hand_ghosts = m.s.ng;
   m.s.hand_ng = m.s.ng;
-  m.s.nc = m.s.ng > 0 ? m.ghosts.capsule_count() : 0;
+  m.s.nc = m.s.ng > 0 && m.cfg.hand.closed_contact && m.cfg.hand.capsule_contact ? m.ghosts.capsule_count() : 0;
   if (m.s.nc > 0) {
     L.record(q.enqueueWriteBuffer(m.s.capsule, CL_FALSE, 0, static_cast<std::size_t>(m.s.nc) * 16,
                                   m.ghosts.capsules().data()));
