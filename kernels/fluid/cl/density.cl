@@ -146,7 +146,10 @@ inline float hand_surface(float3 p, int nc, __global const float4* cap_pose, flo
     const float l2 = dot(ab, ab);
     const float t = l2 > 1e-12f ? clamp(dot(pa, ab) / l2, 0.0f, 1.0f) : 0.0f;
     const float3 r = pa - t * ab;
-    const float d = length(r) - a.w;
+    const float r2 = dot(r, r);
+    const float beat = best + a.w;  // |r| must be under this to be nearer: no root otherwise
+    if (beat > 0.0f && r2 >= beat * beat) continue;
+    const float d = sqrt(r2) - a.w;
     if (d < best) {
       best = d;
       r_best = r;
