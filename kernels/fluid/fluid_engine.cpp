@@ -119,6 +119,8 @@ Status FluidEngine::Impl::allocate() {
     *b = make_buffer(ctx, gcap * 16, err);
   for (cl::Buffer* b : {&s.j_pos_prev, &s.j_rot_prev, &s.j_pos_new, &s.j_rot_new})
     *b = make_buffer(ctx, (kJointSlots + 1) * 16, err);  // the hands' joints + the tool
+  s.capsule = make_buffer(ctx, kCapsuleSlots * 16, err);
+  s.cap_pose = make_buffer(ctx, kCapsuleSlots * 32, err);
   s.g_flags = make_buffer(ctx, gcap * 4, err);
   s.g_volume = make_buffer(ctx, gcap * 4, err);
   s.g_nbr = make_buffer(ctx, gcap * 4 * static_cast<std::size_t>(s.max_neighbours), err);

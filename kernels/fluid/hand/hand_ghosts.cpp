@@ -1,6 +1,7 @@
 #include "kernels/fluid/hand/hand_ghosts.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <numbers>
 
@@ -16,6 +17,7 @@ namespace {
 using hand::Capsule;
 using hand::joint_rotation;
 using hand::kBoneCount;
+static_assert(kCapsuleSlots == kMaxHands * kBoneCount);
 
 Float4 f4(const Eigen::Vector3f& v) { return {v.x(), v.y(), v.z(), 0}; }
 Float4 f4(const Eigen::Quaternionf& q) { return {q.x(), q.y(), q.z(), q.w()}; }
@@ -69,6 +71,7 @@ void HandGhosts::add(int hand, int joint, const float local_offset[3], const flo
 void HandGhosts::layout(const HandFrame& frame) {
   count_ = 0;
   dropped_ = 0;
+  capsule_count_ = 0;
   const int hands = std::min<int>(frame.hand_count, kMaxHands);
   const float s = spacing_;
   constexpr float pi = std::numbers::pi_v<float>;
@@ -80,6 +83,12 @@ void HandGhosts::layout(const HandFrame& frame) {
       const Capsule& c = caps[static_cast<std::size_t>(k)];
       if (!c.valid) continue;
       const int joint = static_cast<int>(hand::bones()[static_cast<std::size_t>(k)].base);
+      if (capsule_count_ < kCapsuleSlots) {  // the contact's surface (density.cl, pbf_apply)
+        const int tip = static_cast<int>(hand::bones()[static_cast<std::size_t>(k)].tip);
+        capsules_[static_cast<std::size_t>(capsule_count_++)] = {
+            std::bit_cast<float>(h * kHandJointCount + joint),
+            std::bit_cast<float>(h * kHandJointCount + tip), c.radius, 0};
+      }
       const JointPose& base = pose.joints[static_cast<std::size_t>(joint)];
       const Eigen::Quaternionf rot = joint_rotation(base);
       const Eigen::Quaternionf inv = rot.conjugate();

@@ -25,6 +25,8 @@ struct Float4 {
 
 // Device-ready joint poses: slot = hand * kHandJointCount + joint.
 inline constexpr int kJointSlots = kMaxHands * kHandJointCount;
+// The hands' capsules (kernels/hand/hand_capsules.hpp: 23 bones a hand).
+inline constexpr int kCapsuleSlots = kMaxHands * 23;
 
 class HandGhosts {
  public:
@@ -65,6 +67,10 @@ class HandGhosts {
   std::span<const Float4> offset() const { return {offset_.data(), size()}; }
   std::span<const Float4> normal() const { return {normal_.data(), size()}; }
   std::span<const float> area() const { return {area_.data(), size()}; }  // m^2, on the union
+  // The valid capsules of the laid-out hands for the contact: x, y the joint slots of their ends
+  // (int bits), z the radius.
+  int capsule_count() const { return capsule_count_; }
+  const std::array<Float4, kCapsuleSlots>& capsules() const { return capsules_; }
   const std::array<Float4, kJointSlots>& pos_prev() const { return pos_prev_; }
   const std::array<Float4, kJointSlots>& rot_prev() const { return rot_prev_; }
   const std::array<Float4, kJointSlots>& pos_new() const { return pos_new_; }
@@ -95,6 +101,8 @@ class HandGhosts {
   std::vector<std::int32_t> bucket_of_;      // hashed grid cell per ghost
   std::vector<std::int32_t> bucket_start_;   // per bucket, + 1 at the end
   std::vector<std::int32_t> sorted_;         // ghost indices by bucket
+  int capsule_count_ = 0;
+  std::array<Float4, kCapsuleSlots> capsules_{};
 };
 
 }  // namespace sonoflow::fluid
