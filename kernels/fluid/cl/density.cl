@@ -135,11 +135,16 @@ __kernel void pbf_lambda(int n, __global const float4* x, __global const uint* f
 
 // Signed distance from p to the union of the hands' capsules (cap_pose: a.xyz radius, b.xyz per
 // capsule) and its gradient, the outward normal, in *nrm (`fallback` where p is on an axis).
-inline float hand_surface(float3 p, int nc, __global const float4* cap_pose, float3 fallback,
+// Only the capsules in `mask` (bit c: capsule c) are tried, in index order: those of the ghosts
+// the particle lists (within h > R of it), so the capsule nearest a particle within R of the hand
+// is among them and the distance is the full scan's, bit for bit.
+inline float hand_surface(float3 p, ulong mask, __global const float4* cap_pose, float3 fallback,
                           float3* nrm) {
   float best = INFINITY;
   float3 r_best = (float3)(0.0f);
-  for (int c = 0; c < nc; ++c) {
+  while (mask != 0) {
+    const int c = (int)(63 - clz(mask & (~mask + 1)));  // the lowest set bit
+    mask &= mask - 1;
     const float4 a = cap_pose[2 * c];
     const float3 ab = cap_pose[2 * c + 1].xyz - a.xyz;
     const float3 pa = p - a.xyz;
@@ -258,10 +263,13 @@ __kernel void pbf_apply(int n, __global const float4* x, __global float4* x_out,
   const float reach = closed ? 4.0f * rr * rr : rr * rr;
   float best = capsules ? INFINITY : reach;
   uint hit = INVALID_INDEX;
+  ulong cands = 0;  // the listed hand ghosts' capsules (xg's w, pose_ghosts)
   for (uint k = 0; k < gc; ++k) {
     const uint g = NBR(gnbr, i, k, n, P->max_ghost_neighbours);
-    const float3 r = p - xg[g].xyz;
+    const float4 xgg = xg[g];
+    const float3 r = p - xgg.xyz;
     const float d2 = dot(r, r);
+    if (capsules && g < (uint)hand_ng) cands |= (ulong)1 << (uint)xgg.w;
     if (d2 < best) {
       best = d2;
       hit = g;
@@ -271,7 +279,7 @@ __kernel void pbf_apply(int n, __global const float4* x, __global float4* x_out,
   float push = 0.0f;  // m, along dir
   float3 dir = (float3)(0.0f);
   if (capsules && hit != INVALID_INDEX && hit < (uint)hand_ng) {
-    const float d = hand_surface(p, nc, cap_pose, gnormal[hit].xyz, &dir);
+    const float d = hand_surface(p, cands, cap_pose, gnormal[hit].xyz, &dir);
     push = d < rr ? min(rr - d, rr) : 0.0f;
   } else if (hit != INVALID_INDEX && best < reach) {
     const float3 r = p - xg[hit].xyz;

@@ -55,15 +55,15 @@ HandGhosts::HandGhosts(int capacity, float spacing, float patch_radius)
       bucket_start_(table_size(capacity) + 1),
       sorted_(static_cast<std::size_t>(capacity)) {}
 
-void HandGhosts::add(int hand, int joint, const float local_offset[3], const float local_normal[3],
-                     float area) {
+void HandGhosts::add(int hand, int joint, int capsule, const float local_offset[3],
+                     const float local_normal[3], float area) {
   if (count_ >= capacity_) {
     ++dropped_;
     return;
   }
   const auto k = static_cast<std::size_t>(count_++);
   joint_slot_[k] = hand * kHandJointCount + joint;
-  offset_[k] = {local_offset[0], local_offset[1], local_offset[2], 0};
+  offset_[k] = {local_offset[0], local_offset[1], local_offset[2], static_cast<float>(capsule)};
   normal_[k] = {local_normal[0], local_normal[1], local_normal[2], 0};
   area_[k] = area;
 }
@@ -83,12 +83,13 @@ void HandGhosts::layout(const HandFrame& frame) {
       const Capsule& c = caps[static_cast<std::size_t>(k)];
       if (!c.valid) continue;
       const int joint = static_cast<int>(hand::bones()[static_cast<std::size_t>(k)].base);
-      if (capsule_count_ < kCapsuleSlots) {  // the contact's surface (density.cl, pbf_apply)
-        const int tip = static_cast<int>(hand::bones()[static_cast<std::size_t>(k)].tip);
-        capsules_[static_cast<std::size_t>(capsule_count_++)] = {
-            std::bit_cast<float>(h * kHandJointCount + joint),
-            std::bit_cast<float>(h * kHandJointCount + tip), c.radius, 0};
-      }
+      // The contact's surface (density.cl, pbf_apply); this bone's ghosts carry its index. At
+      // most 23 valid bones a hand: every one has a slot.
+      const int capsule = capsule_count_++;
+      const int tip = static_cast<int>(hand::bones()[static_cast<std::size_t>(k)].tip);
+      capsules_[static_cast<std::size_t>(capsule)] = {
+          std::bit_cast<float>(h * kHandJointCount + joint),
+          std::bit_cast<float>(h * kHandJointCount + tip), c.radius, 0};
       const JointPose& base = pose.joints[static_cast<std::size_t>(joint)];
       const Eigen::Quaternionf rot = joint_rotation(base);
       const Eigen::Quaternionf inv = rot.conjugate();
@@ -141,7 +142,7 @@ void HandGhosts::layout(const HandFrame& frame) {
         const Eigen::Vector3f ln = inv * n;
         const float off[3] = {lo.x(), lo.y(), lo.z()};
         const float nrm[3] = {ln.x(), ln.y(), ln.z()};
-        add(h, joint, off, nrm, area);
+        add(h, joint, capsule, off, nrm, area);
       };
 
       // Cylinder.

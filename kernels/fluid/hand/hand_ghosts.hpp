@@ -25,8 +25,10 @@ struct Float4 {
 
 // Device-ready joint poses: slot = hand * kHandJointCount + joint.
 inline constexpr int kJointSlots = kMaxHands * kHandJointCount;
-// The hands' capsules (kernels/hand/hand_capsules.hpp: 23 bones a hand).
+// The hands' capsules (kernels/hand/hand_capsules.hpp: 23 bones a hand). The contact marks its
+// candidates in a 64-bit mask (density.cl, pbf_apply).
 inline constexpr int kCapsuleSlots = kMaxHands * 23;
+static_assert(kCapsuleSlots <= 64);
 
 class HandGhosts {
  public:
@@ -64,6 +66,7 @@ class HandGhosts {
   float patch_radius() const { return patch_radius_; }
   int dropped() const { return dropped_; }  // ghosts that did not fit the capacity
   std::span<const std::int32_t> joint_slot() const { return {joint_slot_.data(), size()}; }
+  // xyz in the base joint's frame; w the index of the ghost's capsule in capsules() (a float).
   std::span<const Float4> offset() const { return {offset_.data(), size()}; }
   std::span<const Float4> normal() const { return {normal_.data(), size()}; }
   std::span<const float> area() const { return {area_.data(), size()}; }  // m^2, on the union
@@ -78,8 +81,8 @@ class HandGhosts {
 
  private:
   std::size_t size() const { return static_cast<std::size_t>(count_); }
-  void add(int hand, int joint, const float local_offset[3], const float local_normal[3],
-           float area);
+  void add(int hand, int joint, int capsule, const float local_offset[3],
+           const float local_normal[3], float area);
 
   // Sums the patch of ghost i into its projected force and area (ghosts of the same hand).
   void patch_sums(int i, float& force_n, float& area_n) const;
