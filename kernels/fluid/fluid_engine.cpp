@@ -121,6 +121,7 @@ Status FluidEngine::Impl::allocate() {
     *b = make_buffer(ctx, (kJointSlots + 1) * 16, err);  // the hands' joints + the tool
   s.capsule = make_buffer(ctx, kCapsuleSlots * 16, err);
   s.cap_pose = make_buffer(ctx, kCapsuleSlots * 32, err);
+  s.g_capsules = make_buffer(ctx, gcap * 8, err);
   s.g_flags = make_buffer(ctx, gcap * 4, err);
   s.g_volume = make_buffer(ctx, gcap * 4, err);
   s.g_nbr = make_buffer(ctx, gcap * 4 * static_cast<std::size_t>(s.max_neighbours), err);

@@ -117,6 +117,8 @@ void FluidEngine::step_frame(const HandFrame& newest, const HandFrame* previous,
   if (m.s.nc > 0) {
     L.record(q.enqueueWriteBuffer(m.s.capsule, CL_FALSE, 0, static_cast<std::size_t>(m.s.nc) * 16,
                                   m.ghosts.capsules().data()));
+    L.record(q.enqueueWriteBuffer(m.s.g_capsules, CL_FALSE, 0, static_cast<std::size_t>(m.s.ng) * 8,
+                                  m.ghosts.capsule_mask().data()));
   }
   if (m.tool.posed() && m.tool.count() > 0) {  // the tool's ghosts follow the hand's
     const auto first = static_cast<std::size_t>(m.s.ng);

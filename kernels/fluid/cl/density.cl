@@ -135,9 +135,8 @@ __kernel void pbf_lambda(int n, __global const float4* x, __global const uint* f
 
 // Signed distance from p to the union of the hands' capsules (cap_pose: a.xyz radius, b.xyz per
 // capsule) and its gradient, the outward normal, in *nrm (`fallback` where p is on an axis).
-// Only the capsules in `mask` (bit c: capsule c) are tried, in index order: those of the ghosts
-// the particle lists (within h > R of it), so the capsule nearest a particle within R of the hand
-// is among them and the distance is the full scan's, bit for bit.
+// Only the capsules in `mask` (bit c: capsule c) are tried, in index order (pbf_apply: the listed
+// ghosts' candidates); with the nearest capsule among them the result is the full scan's.
 inline float hand_surface(float3 p, ulong mask, __global const float4* cap_pose, float3 fallback,
                           float3* nrm) {
   float best = INFINITY;
@@ -180,7 +179,8 @@ __kernel void pbf_apply(int n, __global const float4* x, __global float4* x_out,
                         __global const float4* anchor, __global const float4* x0,
                         __global const float2* weight, __global const float4* xg0,
                         int inelastic, __global float4* hand_push, int nc,
-                        __global const float4* cap_pose, int hand_ng) {
+                        __global const float4* cap_pose, int hand_ng,
+                        __global const ulong* gcaps) {
   const int i = get_global_id(0);
   if (i >= n) return;
   const float wi = weight[i].x;
@@ -263,13 +263,15 @@ __kernel void pbf_apply(int n, __global const float4* x, __global float4* x_out,
   const float reach = closed ? 4.0f * rr * rr : rr * rr;
   float best = capsules ? INFINITY : reach;
   uint hit = INVALID_INDEX;
-  ulong cands = 0;  // the listed hand ghosts' capsules (xg's w, pose_ghosts)
+  // The capsules that can hold the particle's nearest surface: those of the ghosts it lists
+  // (HandGhosts::capsule_mask: a ghost's own and those it lies within a spacing of; the list
+  // reaches h > R), typically 1-3 of the 23 a hand; all where the list is full.
+  ulong cands = capsules && gcount[i] > (uint)P->max_ghost_neighbours ? ~(ulong)0 >> (64 - nc) : 0;
   for (uint k = 0; k < gc; ++k) {
     const uint g = NBR(gnbr, i, k, n, P->max_ghost_neighbours);
-    const float4 xgg = xg[g];
-    const float3 r = p - xgg.xyz;
+    const float3 r = p - xg[g].xyz;
     const float d2 = dot(r, r);
-    if (capsules && g < (uint)hand_ng) cands |= (ulong)1 << (uint)xgg.w;
+    if (capsules && g < (uint)hand_ng) cands |= gcaps[g];
     if (d2 < best) {
       best = d2;
       hit = g;

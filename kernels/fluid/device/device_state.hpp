@@ -60,6 +60,7 @@ struct DeviceState {
   int nc = 0;
   int hand_ng = 0;
   cl::Buffer capsule, cap_pose;
+  cl::Buffer g_capsules;  // per hand ghost, its contact candidates (HandGhosts::capsule_mask)
   GridBuffers ghost_grid;
 
   cl::Buffer stats;

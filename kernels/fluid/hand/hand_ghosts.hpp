@@ -66,8 +66,10 @@ class HandGhosts {
   float patch_radius() const { return patch_radius_; }
   int dropped() const { return dropped_; }  // ghosts that did not fit the capacity
   std::span<const std::int32_t> joint_slot() const { return {joint_slot_.data(), size()}; }
-  // xyz in the base joint's frame; w the index of the ghost's capsule in capsules() (a float).
   std::span<const Float4> offset() const { return {offset_.data(), size()}; }
+  // Per ghost, the capsules (bit c: capsules()[c]) the contact tries for a particle that lists
+  // it: its own and those it lies within a spacing of.
+  std::span<const std::uint64_t> capsule_mask() const { return {capsule_mask_.data(), size()}; }
   std::span<const Float4> normal() const { return {normal_.data(), size()}; }
   std::span<const float> area() const { return {area_.data(), size()}; }  // m^2, on the union
   // The valid capsules of the laid-out hands for the contact: x, y the joint slots of their ends
@@ -81,7 +83,7 @@ class HandGhosts {
 
  private:
   std::size_t size() const { return static_cast<std::size_t>(count_); }
-  void add(int hand, int joint, int capsule, const float local_offset[3],
+  void add(int hand, int joint, std::uint64_t capsules, const float local_offset[3],
            const float local_normal[3], float area);
 
   // Sums the patch of ghost i into its projected force and area (ghosts of the same hand).
@@ -94,6 +96,7 @@ class HandGhosts {
   int dropped_ = 0;
   std::vector<std::int32_t> joint_slot_;
   std::vector<Float4> offset_;
+  std::vector<std::uint64_t> capsule_mask_;
   std::vector<Float4> normal_;
   std::vector<float> area_;
   std::array<Float4, kJointSlots> pos_prev_{}, rot_prev_{}, pos_new_{}, rot_new_{};
