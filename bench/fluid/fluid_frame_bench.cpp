@@ -68,6 +68,8 @@ void frames(benchmark::State& state, const char* preset, int substeps = 0, int v
   FluidConfig c = pool.config(wanted);
   c.profile = std::getenv("SONOFLOW_FLUID_PROFILE") != nullptr;
   c.hand.viscous_coupling = no_slip;
+  // SONOFLOW_HAND_CAPSULES=1: the opt-in contact against the capsules' surface (its cost)
+  c.hand.capsule_contact = std::getenv("SONOFLOW_HAND_CAPSULES") != nullptr;
   const bool water = std::string(preset) == "water";
   c.material = *lib->find(preset);
   if (water) {

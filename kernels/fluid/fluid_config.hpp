@@ -86,6 +86,12 @@ struct HandCoupling {
   bool closed_contact = true;       // contact with the nearest ghost's plane, not its sphere: the
                                     // hand lets no water in (off: the radial contact, porous
                                     // between ghosts; CHOICES.md "Hand ghosts")
+  bool capsule_contact = false;     // with closed_contact: the surface is the hand's capsules
+                                    // themselves (exact distance), not the nearest ghost's plane
+                                    // (a polygon of them: water settles into its grooves); opt-in:
+                                    // the palm's reading falls below hydrostatic, the water's
+                                    // force on it does not (it lands on the grooves' flanks;
+                                    // CHOICES.md "Hand ghosts", bench/RESULTS.md handcaps)
   bool inelastic_contact = true;    // the contact's pushes add no more velocity than stops the
                                     // approach (e = 0; off: PBD's u = dx / dt keeps them all, and
                                     // a still hand kicks its first layer off; CHOICES.md

@@ -115,6 +115,9 @@ Status FluidEngine::Impl::allocate() {
     *b = rt->resident_buffer(gcap * 16, err);
   for (cl::Buffer* b : {&s.j_pos_prev, &s.j_rot_prev, &s.j_pos_new, &s.j_rot_new})
     *b = rt->resident_buffer((kJointSlots + 1) * 16, err);  // the hands' joints + the tool
+  s.capsule = rt->resident_buffer(kCapsuleSlots * 16, err);
+  s.cap_pose = rt->resident_buffer(kCapsuleSlots * 32, err);
+  s.g_capsules = rt->resident_buffer(gcap * 8, err);
   s.g_flags = rt->resident_buffer(gcap * 4, err);
   s.g_volume = rt->resident_buffer(gcap * 4, err);
   s.g_nbr = rt->resident_buffer(gcap * 4 * static_cast<std::size_t>(s.max_neighbours), err);

@@ -288,5 +288,30 @@ TEST(Hand, StillHandInStillWaterLetsItRest) {
   EXPECT_LT(slope, 1.25);
 }
 
+// The contact against the capsules' exact surface (`hand.capsule_contact`, opt-in; closed contact,
+// inelastic, boundary density as by default) lets the water next to a still hand rest: nothing
+// settles into grooves between the ghosts' planes. As StillHandInStillWaterLetsItRest (2.6 / 4.1 cm
+// deep): fastest within 2 cm 0.24 / 0.13 m/s, away 0.08 / 0.08, the palm's frame-to-frame
+// fluctuation 0.014 / 0.011, per sample 0.09 / 0.07; the plane (the default): 0.32 / 0.34, 0.15 /
+// 0.18, 0.033 / 0.044, 0.14 / 0.15 (bench/RESULTS.md, handsdf; the palm's with handread's patch
+// reading: before it 0.015 against 0.042 / 0.050, per sample 0.12 / 0.09 against 0.21 / 0.19).
+// Held to 0.28 m/s, 0.12 m/s, 0.03 and 0.15: the plane fails the first three at both depths
+// (checked: capsule_contact off, branch handcaps; the patch reading reads its samples under 0.15).
+TEST(Hand, StillHandOnItsCapsulesSurfaceLetsTheWaterRest) {
+  FluidConfig c = still_water(true);
+  c.hand.capsule_contact = true;
+  const std::vector<HeldFigures> held = hold_still(c, {0.02f, 0.035f}, 1.5, 1.0);
+  ASSERT_EQ(held.size(), 2u);
+  for (const HeldFigures& h : held) {
+    EXPECT_LT(h.near_max, 0.28) << "m/s, the fastest particle near the hand";
+    EXPECT_LT(h.away_max, 0.12) << "m/s, the fastest away from the hand";
+    EXPECT_LT(h.fluct, 0.03) << "the palm's pressure frame to frame (std / mean)";
+    EXPECT_LT(h.sample_fluct, 0.15) << "each palm sample's own std / mean (median)";
+    EXPECT_EQ(h.inside, 0);
+    EXPECT_GT(h.force, 0.95 * h.displaced);
+    EXPECT_LT(h.force, 1.30 * h.displaced);
+  }
+}
+
 }  // namespace
 }  // namespace sonoflow::fluid::test

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdio>
 #include <memory>
@@ -225,6 +226,66 @@ TEST(HandGhosts, TotalForceIsTheSumOfTheGhostsForces) {
   EXPECT_NEAR(total.x, sum.x(), 1e-4 * std::fabs(sum.x()) + 1e-9);
   EXPECT_NEAR(total.y, sum.y(), 1e-4 * std::fabs(sum.y()) + 1e-9);
   EXPECT_NEAR(total.z, sum.z(), 1e-4 * std::fabs(sum.z()) + 1e-9);
+}
+
+// The capsule contact (density.cl, pbf_apply) tries only the capsules in the masks of the ghosts
+// a particle lists (within h = 2 spacings), not all 23: wherever it would push (a point within
+// R = half a spacing of the capsules' union, or inside it) and lists a ghost, the nearest capsule
+// must be among them, or the push differs from the full scan's. Checked on a 3 mm grid around the
+// flat hand against the capsules themselves (its thick forearm too). Fails with each ghost's own
+// capsule alone in its mask (points 2 cm inside a capsule list only ghosts of another one).
+TEST(HandGhosts, CapsuleMasksHoldTheNearestCapsuleOfEveryPointTheContactPushes) {
+  Layout l(-1.0f);
+  const HandFrame& f = l.frame;
+  hand::HandCapsules caps;
+  hand::hand_capsules(f.hands[0], caps);
+  // The mask's bit of each bone: capsules() in the contact's order, matched by their joints.
+  std::array<int, hand::kBoneCount> bit{};
+  for (int k = 0; k < hand::kBoneCount; ++k) {
+    bit[static_cast<std::size_t>(k)] = -1;
+    const hand::Bone& b = hand::bones()[static_cast<std::size_t>(k)];
+    for (int c = 0; c < l.ghosts->capsule_count(); ++c) {
+      const Float4& cap = l.ghosts->capsules()[static_cast<std::size_t>(c)];
+      if (std::bit_cast<int>(cap.x) == static_cast<int>(b.base) && std::bit_cast<int>(cap.y) == static_cast<int>(b.tip))
+        bit[static_cast<std::size_t>(k)] = c;
+    }
+  }
+  const auto n = static_cast<std::size_t>(l.ghosts->count());
+  std::vector<Eigen::Vector3f> at(n);
+  for (std::size_t g = 0; g < n; ++g) at[g] = world(*l.ghosts, f, g).position;
+  const float h = 2.0f * kSpacing, r = 0.5f * kSpacing, step = 0.003f;
+  const float zc = f.hands[0].joint(HandJoint::Palm).position.z;
+  int pushed = 0, missed = 0, deep = 0;
+  for (float x = -0.36f; x < 0.16f; x += step)
+    for (float y = -0.07f; y < 0.12f; y += step)
+      for (float z = zc - 0.04f; z < zc + 0.04f; z += step) {
+        const Eigen::Vector3f p(x, y, z);
+        float nearest = INFINITY;
+        for (const hand::Capsule& c : caps)
+          if (c.valid) nearest = std::min(nearest, hand::axis_distance(p, c) - c.radius);
+        if (nearest >= r) continue;  // no push
+        std::uint64_t mask = 0;
+        bool listed = false;
+        for (std::size_t g = 0; g < n; ++g)
+          if ((at[g] - p).squaredNorm() < h * h) {
+            mask |= l.ghosts->capsule_mask()[g];
+            listed = true;
+          }
+        if (!listed) continue;  // no ghost listed: no push, capsules or not
+        ++pushed;
+        deep += nearest < -h ? 1 : 0;
+        float tried = INFINITY;
+        for (int k = 0; k < hand::kBoneCount; ++k) {
+          const hand::Capsule& c = caps[static_cast<std::size_t>(k)];
+          const int b = bit[static_cast<std::size_t>(k)];
+          if (c.valid && b >= 0 && (mask >> b) & 1u) tried = std::min(tried, hand::axis_distance(p, c) - c.radius);
+        }
+        missed += tried == nearest ? 0 : 1;
+      }
+  std::printf("%d points the contact pushes (%d more than h inside), %d without their nearest capsule\n",
+              pushed, deep, missed);
+  EXPECT_GT(pushed, 10000);
+  EXPECT_EQ(missed, 0);
 }
 
 }  // namespace
