@@ -92,6 +92,10 @@ struct HandCoupling {
                                     // the palm's reading falls below hydrostatic, the water's
                                     // force on it does not (it lands on the grooves' flanks;
                                     // CHOICES.md "Hand ghosts", bench/RESULTS.md handcaps)
+  float capsule_blend = 0.0f;       // m, with capsule_contact: the surface is the capsules' smooth
+                                    // union (polynomial smooth minimum of blend radius k), which
+                                    // fills the creases between neighbouring capsules as flesh
+                                    // does (0: their exact union; bench/RESULTS.md handsmooth)
   bool inelastic_contact = true;    // the contact's pushes add no more velocity than stops the
                                     // approach (e = 0; off: PBD's u = dx / dt keeps them all, and
                                     // a still hand kicks its first layer off; CHOICES.md

@@ -73,6 +73,7 @@ Status FluidEngine::Impl::allocate() {
   // fluid into the hand there (and the dropped pairs leave the reaction, match_ghost_lists).
   s.max_ghost_neighbours = s.max_neighbours;
   s.inelastic_contact = cfg.hand.inelastic_contact;
+  s.capsule_blend = cfg.hand.capsule_blend;
   auto field = [&](Field& f, int words) {
     f.words = words;
     f.a = rt->resident_buffer(cap * 4 * static_cast<std::size_t>(words), err);

@@ -136,11 +136,18 @@ __kernel void pbf_lambda(int n, __global const float4* x, __global const uint* f
 // Signed distance from p to the union of the hands' capsules (cap_pose: a.xyz radius, b.xyz per
 // capsule) and its gradient, the outward normal, in *nrm (`fallback` where p is on an axis).
 // Only the capsules in `mask` (bit c: capsule c) are tried, in index order (pbf_apply: the listed
-// ghosts' candidates); with the nearest capsule among them the result is the full scan's.
-inline float hand_surface(float3 p, ulong mask, __global const float4* cap_pose, float3 fallback,
-                          float3* nrm) {
+// ghosts' candidates); with every capsule that can count among them (the nearest; for k > 0
+// those within ~1.25 k of it: HandGhosts::capsule_mask's margin) the result is the full scan's. k > 0 (hand.capsule_blend): the smooth union, the polynomial smooth minimum
+// smin(a, b) = min(a, b) - k/4 max(1 - |a - b| / k, 0)^2 folded in index order, its gradient the
+// same blend of the capsules' gradients (w = clamp(1/2 + (b - a) / 2k, 0, 1) on a's): it fills
+// the creases between neighbouring capsules (flesh), equal to the exact union wherever the
+// second-nearest capsule is k farther.
+inline float hand_surface(float3 p, ulong mask, __global const float4* cap_pose, float k,
+                          float3 fallback, float3* nrm) {
   float best = INFINITY;
   float3 r_best = (float3)(0.0f);
+  float3 grad = (float3)(0.0f);  // k > 0: the blended gradient
+  const float inv_k = k > 0.0f ? 1.0f / k : 0.0f;
   while (mask != 0) {
     const int c = (int)(63 - clz(mask & (~mask + 1)));  // the lowest set bit
     mask &= mask - 1;
@@ -151,13 +158,25 @@ inline float hand_surface(float3 p, ulong mask, __global const float4* cap_pose,
     const float t = l2 > 1e-12f ? clamp(dot(pa, ab) / l2, 0.0f, 1.0f) : 0.0f;
     const float3 r = pa - t * ab;
     const float r2 = dot(r, r);
-    const float beat = best + a.w;  // |r| must be under this to be nearer: no root otherwise
+    const float beat = best + k + a.w;  // |r| must be under this to count: no root otherwise
     if (beat > 0.0f && r2 >= beat * beat) continue;
-    const float d = sqrt(r2) - a.w;
-    if (d < best) {
+    const float rl = sqrt(r2);
+    const float d = rl - a.w;
+    if (k > 0.0f) {
+      const float3 g = rl > 1e-7f ? r / rl : fallback;
+      const float w = clamp(0.5f + 0.5f * (best - d) * inv_k, 0.0f, 1.0f);  // the new capsule's
+      const float m = max(1.0f - fabs(best - d) * inv_k, 0.0f);
+      grad = mix(grad, g, w);
+      best = min(best, d) - 0.25f * k * m * m;
+    } else if (d < best) {
       best = d;
       r_best = r;
     }
+  }
+  if (k > 0.0f) {
+    const float gl = length(grad);
+    *nrm = gl > 1e-7f ? grad / gl : fallback;
+    return best;
   }
   const float rl = length(r_best);
   *nrm = rl > 1e-7f ? r_best / rl : fallback;
@@ -180,7 +199,7 @@ __kernel void pbf_apply(int n, __global const float4* x, __global float4* x_out,
                         __global const float2* weight, __global const float4* xg0,
                         int inelastic, __global float4* hand_push, int nc,
                         __global const float4* cap_pose, int hand_ng,
-                        __global const ulong* gcaps) {
+                        __global const ulong* gcaps, float capsule_blend) {
   const int i = get_global_id(0);
   if (i >= n) return;
   const float wi = weight[i].x;
@@ -281,7 +300,7 @@ __kernel void pbf_apply(int n, __global const float4* x, __global float4* x_out,
   float push = 0.0f;  // m, along dir
   float3 dir = (float3)(0.0f);
   if (capsules && hit != INVALID_INDEX && hit < (uint)hand_ng) {
-    const float d = hand_surface(p, cands, cap_pose, gnormal[hit].xyz, &dir);
+    const float d = hand_surface(p, cands, cap_pose, capsule_blend, gnormal[hit].xyz, &dir);
     push = d < rr ? min(rr - d, rr) : 0.0f;
   } else if (hit != INVALID_INDEX && best < reach) {
     const float3 r = p - xg[hit].xyz;

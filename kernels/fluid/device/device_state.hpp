@@ -59,6 +59,7 @@ struct DeviceState {
   // Ghosts [0, hand_ng) are the hands' (the tool's follow: they keep the plane contact).
   int nc = 0;
   int hand_ng = 0;
+  float capsule_blend = 0;  // HandCoupling::capsule_blend, m (0: the exact union)
   cl::Buffer capsule, cap_pose;
   cl::Buffer g_capsules;  // per hand ghost, its contact candidates (HandGhosts::capsule_mask)
   GridBuffers ghost_grid;

@@ -40,9 +40,10 @@ std::int32_t bucket(int x, int y, int z, std::uint32_t mask) {
 
 }  // namespace
 
-HandGhosts::HandGhosts(int capacity, float spacing, float patch_radius)
+HandGhosts::HandGhosts(int capacity, float spacing, float patch_radius, float capsule_blend)
     : capacity_(capacity),
       spacing_(spacing),
+      capsule_blend_(capsule_blend),
       patch_radius_(patch_radius < 0 ? kPatchSpacings * spacing : patch_radius),
       joint_slot_(static_cast<std::size_t>(capacity)),
       offset_(static_cast<std::size_t>(capacity)),
@@ -123,7 +124,9 @@ void HandGhosts::layout(const HandFrame& frame) {
         int near_count = 0;
         // The contact's candidates for a particle that lists this ghost: its capsule, and those
         // it lies within a spacing of (a particle deep inside one of them lists none of its
-        // ghosts, only this one; density.cl, pbf_apply).
+        // ghosts, only this one; density.cl, pbf_apply), plus 1.5 x the blend radius k: the
+        // smooth union takes in every capsule within ~1.25 k of the nearest (its fold lowers
+        // the running value by up to k/4 a step; hand_ghosts_test checks the margin).
         std::uint64_t candidates = std::uint64_t{1} << slot[static_cast<std::size_t>(k)];
         for (int o = 0; o < kBoneCount; ++o) {
           const Capsule& other = caps[static_cast<std::size_t>(o)];
@@ -131,7 +134,7 @@ void HandGhosts::layout(const HandFrame& frame) {
           const float distance = hand::axis_distance(p, other);
           if (distance < other.radius - 0.25f * s) return;  // inside the hand
           if (distance < other.radius + 0.75f * s) near[static_cast<std::size_t>(near_count++)] = o;
-          if (distance < other.radius + s) candidates |= std::uint64_t{1} << slot[static_cast<std::size_t>(o)];
+          if (distance < other.radius + s + 1.5f * capsule_blend_) candidates |= std::uint64_t{1} << slot[static_cast<std::size_t>(o)];
         }
         // The reading's area is the part of the element on the hand's surface (the capsules'
         // union), 3 x 3 points of it tested against the capsules nearby: where capsules overlap,

@@ -33,7 +33,8 @@ static_assert(kCapsuleSlots <= 64);
 class HandGhosts {
  public:
   // patch_radius < 0: kPatchSpacings x spacing; 0: each ghost alone (the thesis' p*).
-  HandGhosts(int capacity, float spacing, float patch_radius = -1.0f);
+  // capsule_blend: the capsule contact's smooth-union radius k (m; capsule_mask's margin).
+  HandGhosts(int capacity, float spacing, float patch_radius = -1.0f, float capsule_blend = 0.0f);
 
   // The pressure patch's radius in ghost spacings: 1 cm at the default 1 cm. Its weight's
   // half-width is ~1.1 cm, about the array's focal spot (~8.6 mm at 40 kHz): it smooths no more
@@ -68,7 +69,7 @@ class HandGhosts {
   std::span<const std::int32_t> joint_slot() const { return {joint_slot_.data(), size()}; }
   std::span<const Float4> offset() const { return {offset_.data(), size()}; }
   // Per ghost, the capsules (bit c: capsules()[c]) the contact tries for a particle that lists
-  // it: its own and those it lies within a spacing of.
+  // it: its own and those it lies within a spacing (plus the blend radius k) of.
   std::span<const std::uint64_t> capsule_mask() const { return {capsule_mask_.data(), size()}; }
   std::span<const Float4> normal() const { return {normal_.data(), size()}; }
   std::span<const float> area() const { return {area_.data(), size()}; }  // m^2, on the union
@@ -95,6 +96,7 @@ class HandGhosts {
 
   int capacity_;
   float spacing_;
+  float capsule_blend_;
   float patch_radius_;
   int count_ = 0;
   int dropped_ = 0;
