@@ -69,7 +69,7 @@ class HandGhosts {
   std::span<const std::int32_t> joint_slot() const { return {joint_slot_.data(), size()}; }
   std::span<const Float4> offset() const { return {offset_.data(), size()}; }
   // Per ghost, the capsules (bit c: capsules()[c]) the contact tries for a particle that lists
-  // it: its own and those it lies within a spacing (plus the blend radius k) of.
+  // it: its own and those it lies within a spacing (plus 1.5 x the blend radius k) of.
   std::span<const std::uint64_t> capsule_mask() const { return {capsule_mask_.data(), size()}; }
   std::span<const Float4> normal() const { return {normal_.data(), size()}; }
   std::span<const float> area() const { return {area_.data(), size()}; }  // m^2, on the union
