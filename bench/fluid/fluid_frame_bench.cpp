@@ -68,6 +68,9 @@ void frames(benchmark::State& state, const char* preset, int substeps = 0, int v
   FluidConfig c = pool.config(wanted);
   c.profile = std::getenv("SONOFLOW_FLUID_PROFILE") != nullptr;
   c.hand.viscous_coupling = no_slip;
+  // SONOFLOW_HAND_PLANE=1: the nearest ghost's plane instead of the capsules' smooth union (the
+  // contact before branch handsmooth; its cost and fingerprints)
+  if (std::getenv("SONOFLOW_HAND_PLANE") != nullptr) c.hand.capsule_contact = false;
   const bool water = std::string(preset) == "water";
   c.material = *lib->find(preset);
   if (water) {

@@ -86,6 +86,18 @@ struct HandCoupling {
   bool closed_contact = true;       // contact with the nearest ghost's plane, not its sphere: the
                                     // hand lets no water in (off: the radial contact, porous
                                     // between ghosts; CHOICES.md "Hand ghosts")
+  bool capsule_contact = true;      // with closed_contact: the surface is the hand's capsules
+                                    // themselves (their smooth union, capsule_blend), not the
+                                    // nearest ghost's plane (a polygon of them: water settles
+                                    // into its grooves, a still hand keeps it moving; off: the
+                                    // plane; CHOICES.md "Hand ghosts", bench/RESULTS.md
+                                    // handsdf, handcaps, handsmooth)
+  float capsule_blend = 0.008f;     // m, with capsule_contact: the capsules' smooth union, a
+                                    // polynomial smooth minimum of blend radius k that fills the
+                                    // ~2 mm creases between neighbouring capsules as flesh does
+                                    // (k/4 = 2 mm); 0: their exact union, whose creases tilt the
+                                    // palm's pushes onto their flanks and its reading falls to
+                                    // 0.68-0.80 of rho0 g depth (bench/RESULTS.md handsmooth)
   bool inelastic_contact = true;    // the contact's pushes add no more velocity than stops the
                                     // approach (e = 0; off: PBD's u = dx / dt keeps them all, and
                                     // a still hand kicks its first layer off; CHOICES.md

@@ -73,6 +73,7 @@ Status FluidEngine::Impl::allocate() {
   // fluid into the hand there (and the dropped pairs leave the reaction, match_ghost_lists).
   s.max_ghost_neighbours = s.max_neighbours;
   s.inelastic_contact = cfg.hand.inelastic_contact;
+  s.capsule_blend = cfg.hand.capsule_blend;
   auto field = [&](Field& f, int words) {
     f.words = words;
     f.a = rt->resident_buffer(cap * 4 * static_cast<std::size_t>(words), err);
@@ -115,6 +116,9 @@ Status FluidEngine::Impl::allocate() {
     *b = rt->resident_buffer(gcap * 16, err);
   for (cl::Buffer* b : {&s.j_pos_prev, &s.j_rot_prev, &s.j_pos_new, &s.j_rot_new})
     *b = rt->resident_buffer((kJointSlots + 1) * 16, err);  // the hands' joints + the tool
+  s.capsule = rt->resident_buffer(kCapsuleSlots * 16, err);
+  s.cap_pose = rt->resident_buffer(kCapsuleSlots * 32, err);
+  s.g_capsules = rt->resident_buffer(gcap * 8, err);
   s.g_flags = rt->resident_buffer(gcap * 4, err);
   s.g_volume = rt->resident_buffer(gcap * 4, err);
   s.g_nbr = rt->resident_buffer(gcap * 4 * static_cast<std::size_t>(s.max_neighbours), err);

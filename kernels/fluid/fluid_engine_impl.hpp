@@ -85,7 +85,8 @@ struct FluidEngine::Impl {
       : cfg(c),
         material(c.material),
         ghosts(c.max_ghosts,
-               c.hand.ghost_spacing > 0 ? c.hand.ghost_spacing : c.particle_spacing),
+               c.hand.ghost_spacing > 0 ? c.hand.ghost_spacing : c.particle_spacing, -1.0f,
+               c.hand.capsule_contact ? c.hand.capsule_blend : 0.0f),
         tool(c.tool, c.hand.ghost_spacing > 0 ? c.hand.ghost_spacing : c.particle_spacing) {
     material.name.reserve(64);  // set_material copies names without allocating
   }

@@ -137,7 +137,8 @@ void FluidEngine::Impl::fill_params(double frame_dt) {
   p.hand_friction = m.hand_friction;
   p.contact_radius = cfg.hand.contact_radius > 0 ? cfg.hand.contact_radius : 0.5f * d;
   p.density_coupling = cfg.hand.density_coupling ? 1 : 0;
-  p.closed_contact = cfg.hand.closed_contact ? 1 : 0;
+  // 0 radial, 1 the nearest ghost's plane, 2 the capsules' surface (density.cl, pbf_apply)
+  p.closed_contact = !cfg.hand.closed_contact ? 0 : cfg.hand.capsule_contact ? 2 : 1;
   // The no-slip hand (ghosts inside the conformation constraints) for viscoelastic materials,
   // except elastic solids (tau > 0 with alpha = 0: frozen ice cream, thick cream), which a hand
   // sweeping at 10 m/s winds up into a state they never leave (measured; contact and hand

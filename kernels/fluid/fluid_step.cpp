@@ -14,8 +14,9 @@ namespace sonoflow::fluid {
 void FluidEngine::Impl::substep(float s0, float s1) {
   Launcher& L = *launch;
   if (s.ng > 0) {
-    L.run(pose, s.ng, s.ng, s.g_joint, s.g_offset, s.g_normal_local, s.j_pos_prev, s.j_rot_prev,
-          s.j_pos_new, s.j_rot_new, s0, s1, s.params, s.xg, s.xg0, s.vg, s.g_normal, s.g_flags);
+    L.run(pose, s.ng + s.nc, s.ng, s.g_joint, s.g_offset, s.g_normal_local, s.j_pos_prev,
+          s.j_rot_prev, s.j_pos_new, s.j_rot_new, s0, s1, s.params, s.xg, s.xg0, s.vg, s.g_normal,
+          s.g_flags, s.nc, s.capsule, s.cap_pose);
   }
   L.run(predict, s.n, s.n, s.x.a, s.x0.a, s.v.a, s.flags.a, s.params);
   search.sort(L, s, s.fluid_grid, s.n, s.x.a, s.flags.a, num_cells);
@@ -111,6 +112,14 @@ void FluidEngine::step_frame(const HandFrame& newest, const HandFrame* previous,
     m.s.ng = m.ghosts.count();
   }
   m.hand_ghosts = m.s.ng;
+  m.s.hand_ng = m.s.ng;
+  m.s.nc = m.s.ng > 0 && m.cfg.hand.closed_contact && m.cfg.hand.capsule_contact ? m.ghosts.capsule_count() : 0;
+  if (m.s.nc > 0) {
+    L.record(q.enqueueWriteBuffer(m.s.capsule, CL_FALSE, 0, static_cast<std::size_t>(m.s.nc) * 16,
+                                  m.ghosts.capsules().data()));
+    L.record(q.enqueueWriteBuffer(m.s.g_capsules, CL_FALSE, 0, static_cast<std::size_t>(m.s.ng) * 8,
+                                  m.ghosts.capsule_mask().data()));
+  }
   if (m.tool.posed() && m.tool.count() > 0) {  // the tool's ghosts follow the hand's
     const auto first = static_cast<std::size_t>(m.s.ng);
     const auto t = static_cast<std::size_t>(m.tool.count());

@@ -133,6 +133,56 @@ __kernel void pbf_lambda(int n, __global const float4* x, __global const uint* f
   lambda_sum[i] += l * kappa * (1.0f / 3.0f);
 }
 
+// Signed distance from p to the union of the hands' capsules (cap_pose: a.xyz radius, b.xyz per
+// capsule) and its gradient, the outward normal, in *nrm (`fallback` where p is on an axis).
+// Only the capsules in `mask` (bit c: capsule c) are tried, in index order (pbf_apply: the listed
+// ghosts' candidates); with every capsule that can count among them (the nearest; for k > 0
+// those within ~1.25 k of it: HandGhosts::capsule_mask's margin) the result is the full scan's. k > 0 (hand.capsule_blend): the smooth union, the polynomial smooth minimum
+// smin(a, b) = min(a, b) - k/4 max(1 - |a - b| / k, 0)^2 folded in index order, its gradient the
+// same blend of the capsules' gradients (w = clamp(1/2 + (b - a) / 2k, 0, 1) on a's): it fills
+// the creases between neighbouring capsules (flesh), equal to the exact union wherever the
+// second-nearest capsule is k farther.
+inline float hand_surface(float3 p, ulong mask, __global const float4* cap_pose, float k,
+                          float3 fallback, float3* nrm) {
+  float best = INFINITY;
+  float3 r_best = (float3)(0.0f);
+  float3 grad = (float3)(0.0f);  // k > 0: the blended gradient
+  const float inv_k = k > 0.0f ? 1.0f / k : 0.0f;
+  while (mask != 0) {
+    const int c = (int)(63 - clz(mask & (~mask + 1)));  // the lowest set bit
+    mask &= mask - 1;
+    const float4 a = cap_pose[2 * c];
+    const float3 ab = cap_pose[2 * c + 1].xyz - a.xyz;
+    const float3 pa = p - a.xyz;
+    const float l2 = dot(ab, ab);
+    const float t = l2 > 1e-12f ? clamp(dot(pa, ab) / l2, 0.0f, 1.0f) : 0.0f;
+    const float3 r = pa - t * ab;
+    const float r2 = dot(r, r);
+    const float beat = best + k + a.w;  // |r| must be under this to count: no root otherwise
+    if (beat > 0.0f && r2 >= beat * beat) continue;
+    const float rl = sqrt(r2);
+    const float d = rl - a.w;
+    if (k > 0.0f) {
+      const float3 g = rl > 1e-7f ? r / rl : fallback;
+      const float w = clamp(0.5f + 0.5f * (best - d) * inv_k, 0.0f, 1.0f);  // the new capsule's
+      const float m = max(1.0f - fabs(best - d) * inv_k, 0.0f);
+      grad = mix(grad, g, w);
+      best = min(best, d) - 0.25f * k * m * m;
+    } else if (d < best) {
+      best = d;
+      r_best = r;
+    }
+  }
+  if (k > 0.0f) {
+    const float gl = length(grad);
+    *nrm = gl > 1e-7f ? grad / gl : fallback;
+    return best;
+  }
+  const float rl = length(r_best);
+  *nrm = rl > 1e-7f ? r_best / rl : fallback;
+  return best;
+}
+
 // Applies the density correction, then the one-sided contact with the nearest hand ghost
 // (|x - g| >= R, or (x - g) . n_g >= R with hand.closed_contact; with Coulomb friction against
 // the ghost's motion) and the walls. Writes the
@@ -147,7 +197,9 @@ __kernel void pbf_apply(int n, __global const float4* x, __global float4* x_out,
                         P_CONST P, __global WallContact* contact, __global float4* ghost_contact,
                         __global const float4* anchor, __global const float4* x0,
                         __global const float2* weight, __global const float4* xg0,
-                        int inelastic, __global float4* hand_push) {
+                        int inelastic, __global float4* hand_push, int nc,
+                        __global const float4* cap_pose, int hand_ng,
+                        __global const ulong* gcaps, float capsule_blend) {
   const int i = get_global_id(0);
   if (i >= n) return;
   const float wi = weight[i].x;
@@ -222,12 +274,23 @@ __kernel void pbf_apply(int n, __global const float4* x, __global float4* x_out,
   // into a pool took in about a particle per mm).
   const float rr = P->contact_radius;
   const bool closed = P->closed_contact != 0 && gcount[i] <= (uint)P->max_ghost_neighbours;
-  float best = closed ? 4.0f * rr * rr : rr * rr;
+  // Capsules (closed_contact 2, hand.capsule_contact, opt-in): the hand's surface is its capsules
+  // themselves (hand_surface, exact: no grooves between the ghosts' planes, and a particle inside
+  // the hand is pushed out whatever its depth); the nearest listed ghost takes the reaction. The
+  // tool's ghosts (index >= hand_ng) keep the plane.
+  const bool capsules = P->closed_contact == 2 && nc > 0;
+  const float reach = closed ? 4.0f * rr * rr : rr * rr;
+  float best = capsules ? INFINITY : reach;
   uint hit = INVALID_INDEX;
+  // The capsules that can hold the particle's nearest surface: those of the ghosts it lists
+  // (HandGhosts::capsule_mask: a ghost's own and those it lies within a spacing of; the list
+  // reaches h > R), typically 1-3 of the 23 a hand; all where the list is full.
+  ulong cands = capsules && gcount[i] > (uint)P->max_ghost_neighbours ? ~(ulong)0 >> (64 - nc) : 0;
   for (uint k = 0; k < gc; ++k) {
     const uint g = NBR(gnbr, i, k, n, P->max_ghost_neighbours);
     const float3 r = p - xg[g].xyz;
     const float d2 = dot(r, r);
+    if (capsules && g < (uint)hand_ng) cands |= gcaps[g];
     if (d2 < best) {
       best = d2;
       hit = g;
@@ -236,7 +299,10 @@ __kernel void pbf_apply(int n, __global const float4* x, __global float4* x_out,
   float4 gc_out = (float4)(0.0f, 0.0f, 0.0f, as_float(INVALID_INDEX));
   float push = 0.0f;  // m, along dir
   float3 dir = (float3)(0.0f);
-  if (hit != INVALID_INDEX) {
+  if (capsules && hit != INVALID_INDEX && hit < (uint)hand_ng) {
+    const float d = hand_surface(p, cands, cap_pose, capsule_blend, gnormal[hit].xyz, &dir);
+    push = d < rr ? min(rr - d, rr) : 0.0f;
+  } else if (hit != INVALID_INDEX && best < reach) {
     const float3 r = p - xg[hit].xyz;
     if (closed) {
       dir = gnormal[hit].xyz;

@@ -17,9 +17,20 @@ __kernel void pose_ghosts(int ng, __global const int* gjoint, __global const flo
                           __global const float4* jpos_new, __global const float4* jrot_new,
                           float s0, float s1, P_CONST P, __global float4* xg,
                           __global float4* xg0, __global float4* vg, __global float4* gnormal,
-                          __global uint* gflags) {
+                          __global uint* gflags, int nc, __global const float4* capsule,
+                          __global float4* cap_pose) {
   const int g = get_global_id(0);
-  if (g >= ng) return;
+  if (g >= ng) {
+    // Items [ng, ng + nc): the capsules the contact pushes against (density.cl, pbf_apply), their
+    // ends the joints at the substep's end, as the ghosts' (offset 0).
+    const int c = g - ng;
+    if (c >= nc) return;
+    const float4 cap = capsule[c];
+    const int ja = as_int(cap.x), jb = as_int(cap.y);
+    cap_pose[2 * c] = (float4)(mix(jpos_prev[ja].xyz, jpos_new[ja].xyz, s1), cap.z);
+    cap_pose[2 * c + 1] = (float4)(mix(jpos_prev[jb].xyz, jpos_new[jb].xyz, s1), 0.0f);
+    return;
+  }
   const int j = gjoint[g];
   const float3 off = goffset[g].xyz;
   const float3 a = ghost_at(off, jpos_prev[j], jrot_prev[j], jpos_new[j], jrot_new[j], s0);
@@ -31,7 +42,8 @@ __kernel void pose_ghosts(int ng, __global const int* gjoint, __global const flo
   if (speed > P->ghost_max_speed) u *= P->ghost_max_speed / speed;
   const float3 start = b - u * P->dt;
   const float4 q1 = quat_slerp(jrot_prev[j], jrot_new[j], s1);
-  xg[g] = (float4)(b, 0.0f);
+  // w: the ghost's capsule (goffset's w, hand_ghosts.hpp), pbf_apply's candidates for the surface.
+  xg[g] = (float4)(b, goffset[g].w);
   xg0[g] = (float4)(start, 0.0f);
   vg[g] = (float4)(u, 0.0f);
   gnormal[g] = (float4)(quat_rotate(q1, gnormal_local[g].xyz), 0.0f);

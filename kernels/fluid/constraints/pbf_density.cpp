@@ -21,7 +21,8 @@ void PbfDensity::project(SolverContext& ctx) {
   ctx.launch.run(apply_, s.n, s.n, s.x.a, s.x.b, s.flags.a, s.nbr, s.nbr_count, s.gnbr,
                  s.gnbr_count, s.xg, s.g_normal, s.g_volume, s.lambda, s.pair, s.params,
                  s.contact, s.ghost_contact, s.anchor.a, s.x0.a, s.media_weight, s.xg0,
-                 cl_int{s.inelastic_contact ? 1 : 0}, s.hand_push);
+                 cl_int{s.inelastic_contact ? 1 : 0}, s.hand_push, cl_int{s.nc}, s.cap_pose,
+                 cl_int{s.hand_ng}, s.g_capsules, cl_float{s.capsule_blend});
   s.x.swap();
   // The ghosts' reaction (it reads the positions the sweep started from, now x.b) goes with the
   // next set's first launch, or alone (launch_pending_density_reaction).

@@ -54,6 +54,14 @@ struct DeviceState {
   cl::Buffer j_pos_prev, j_rot_prev, j_pos_new, j_rot_new;
   cl::Buffer xg, xg0, vg, g_normal, g_flags, g_volume, g_impulse;
   cl::Buffer g_nbr, g_nbr_count;  // ghost -> fluid
+  // The hands' capsules for the contact: [0, nc) as (joint slot a, joint slot b as int bits,
+  // radius), posed per substep by pose_ghosts into cap_pose (a.xyz radius, b.xyz 0 per capsule).
+  // Ghosts [0, hand_ng) are the hands' (the tool's follow: they keep the plane contact).
+  int nc = 0;
+  int hand_ng = 0;
+  float capsule_blend = 0;  // HandCoupling::capsule_blend, m (0: the exact union)
+  cl::Buffer capsule, cap_pose;
+  cl::Buffer g_capsules;  // per hand ghost, its contact candidates (HandGhosts::capsule_mask)
   GridBuffers ghost_grid;
 
   cl::Buffer stats;

@@ -48,7 +48,7 @@ struct SimParams {
   float xsph, vorticity, wall_friction, wall_restitution;
   float hand_friction, contact_radius;
   std::int32_t density_coupling;
-  std::int32_t closed_contact;  // hand contact with the nearest ghost's plane (density.cl)
+  std::int32_t closed_contact;  // hand contact: 0 radial, 1 nearest ghost's plane, 2 capsules (density.cl)
   std::int32_t shape_count;
   // clay
   float bond_radius2, bond_on_speed, bond_off_speed, bond_stretch;

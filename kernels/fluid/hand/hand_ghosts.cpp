@@ -1,6 +1,7 @@
 #include "kernels/fluid/hand/hand_ghosts.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <numbers>
 
@@ -16,6 +17,7 @@ namespace {
 using hand::Capsule;
 using hand::joint_rotation;
 using hand::kBoneCount;
+static_assert(kCapsuleSlots == kMaxHands * kBoneCount);
 
 Float4 f4(const Eigen::Vector3f& v) { return {v.x(), v.y(), v.z(), 0}; }
 Float4 f4(const Eigen::Quaternionf& q) { return {q.x(), q.y(), q.z(), q.w()}; }
@@ -38,12 +40,14 @@ std::int32_t bucket(int x, int y, int z, std::uint32_t mask) {
 
 }  // namespace
 
-HandGhosts::HandGhosts(int capacity, float spacing, float patch_radius)
+HandGhosts::HandGhosts(int capacity, float spacing, float patch_radius, float capsule_blend)
     : capacity_(capacity),
       spacing_(spacing),
+      capsule_blend_(capsule_blend),
       patch_radius_(patch_radius < 0 ? kPatchSpacings * spacing : patch_radius),
       joint_slot_(static_cast<std::size_t>(capacity)),
       offset_(static_cast<std::size_t>(capacity)),
+      capsule_mask_(static_cast<std::size_t>(capacity)),
       normal_(static_cast<std::size_t>(capacity)),
       area_(static_cast<std::size_t>(capacity)),
       world_pos_(static_cast<std::size_t>(capacity)),
@@ -53,8 +57,8 @@ HandGhosts::HandGhosts(int capacity, float spacing, float patch_radius)
       bucket_start_(table_size(capacity) + 1),
       sorted_(static_cast<std::size_t>(capacity)) {}
 
-void HandGhosts::add(int hand, int joint, const float local_offset[3], const float local_normal[3],
-                     float area) {
+void HandGhosts::add(int hand, int joint, std::uint64_t capsules, const float local_offset[3],
+                     const float local_normal[3], float area) {
   if (count_ >= capacity_) {
     ++dropped_;
     return;
@@ -62,6 +66,7 @@ void HandGhosts::add(int hand, int joint, const float local_offset[3], const flo
   const auto k = static_cast<std::size_t>(count_++);
   joint_slot_[k] = hand * kHandJointCount + joint;
   offset_[k] = {local_offset[0], local_offset[1], local_offset[2], 0};
+  capsule_mask_[k] = capsules;
   normal_[k] = {local_normal[0], local_normal[1], local_normal[2], 0};
   area_[k] = area;
 }
@@ -69,6 +74,7 @@ void HandGhosts::add(int hand, int joint, const float local_offset[3], const flo
 void HandGhosts::layout(const HandFrame& frame) {
   count_ = 0;
   dropped_ = 0;
+  capsule_count_ = 0;
   const int hands = std::min<int>(frame.hand_count, kMaxHands);
   const float s = spacing_;
   constexpr float pi = std::numbers::pi_v<float>;
@@ -76,6 +82,19 @@ void HandGhosts::layout(const HandFrame& frame) {
     const HandPose& pose = frame.hands[static_cast<std::size_t>(h)];
     hand::HandCapsules caps;
     hand::hand_capsules(pose, caps);
+    // The contact's surface (density.cl, pbf_apply): the valid capsules in slots, in bone order
+    // (at most 23 a hand: every one has a slot).
+    std::array<int, kBoneCount> slot{};
+    for (int k = 0; k < kBoneCount; ++k) {
+      const Capsule& c = caps[static_cast<std::size_t>(k)];
+      slot[static_cast<std::size_t>(k)] = -1;
+      if (!c.valid) continue;
+      const auto b = hand::bones()[static_cast<std::size_t>(k)];
+      slot[static_cast<std::size_t>(k)] = capsule_count_;
+      capsules_[static_cast<std::size_t>(capsule_count_++)] = {
+          std::bit_cast<float>(h * kHandJointCount + static_cast<int>(b.base)),
+          std::bit_cast<float>(h * kHandJointCount + static_cast<int>(b.tip)), c.radius, 0};
+    }
     for (int k = 0; k < kBoneCount; ++k) {
       const Capsule& c = caps[static_cast<std::size_t>(k)];
       if (!c.valid) continue;
@@ -103,12 +122,19 @@ void HandGhosts::layout(const HandFrame& frame) {
                       const Eigen::Vector3f& du, const Eigen::Vector3f& dv) {
         std::array<int, kBoneCount> near{};  // capsules the element may reach into
         int near_count = 0;
+        // The contact's candidates for a particle that lists this ghost: its capsule, and those
+        // it lies within a spacing of (a particle deep inside one of them lists none of its
+        // ghosts, only this one; density.cl, pbf_apply), plus 1.5 x the blend radius k: the
+        // smooth union takes in every capsule within ~1.25 k of the nearest (its fold lowers
+        // the running value by up to k/4 a step; hand_ghosts_test checks the margin).
+        std::uint64_t candidates = std::uint64_t{1} << slot[static_cast<std::size_t>(k)];
         for (int o = 0; o < kBoneCount; ++o) {
           const Capsule& other = caps[static_cast<std::size_t>(o)];
           if (o == k || !other.valid) continue;
           const float distance = hand::axis_distance(p, other);
           if (distance < other.radius - 0.25f * s) return;  // inside the hand
           if (distance < other.radius + 0.75f * s) near[static_cast<std::size_t>(near_count++)] = o;
+          if (distance < other.radius + s + 1.5f * capsule_blend_) candidates |= std::uint64_t{1} << slot[static_cast<std::size_t>(o)];
         }
         // The reading's area is the part of the element on the hand's surface (the capsules'
         // union), 3 x 3 points of it tested against the capsules nearby: where capsules overlap,
@@ -132,7 +158,7 @@ void HandGhosts::layout(const HandFrame& frame) {
         const Eigen::Vector3f ln = inv * n;
         const float off[3] = {lo.x(), lo.y(), lo.z()};
         const float nrm[3] = {ln.x(), ln.y(), ln.z()};
-        add(h, joint, off, nrm, area);
+        add(h, joint, candidates, off, nrm, area);
       };
 
       // Cylinder.

@@ -25,11 +25,16 @@ struct Float4 {
 
 // Device-ready joint poses: slot = hand * kHandJointCount + joint.
 inline constexpr int kJointSlots = kMaxHands * kHandJointCount;
+// The hands' capsules (kernels/hand/hand_capsules.hpp: 23 bones a hand). The contact marks its
+// candidates in a 64-bit mask (density.cl, pbf_apply).
+inline constexpr int kCapsuleSlots = kMaxHands * 23;
+static_assert(kCapsuleSlots <= 64);
 
 class HandGhosts {
  public:
   // patch_radius < 0: kPatchSpacings x spacing; 0: each ghost alone (the thesis' p*).
-  HandGhosts(int capacity, float spacing, float patch_radius = -1.0f);
+  // capsule_blend: the capsule contact's smooth-union radius k (m; capsule_mask's margin).
+  HandGhosts(int capacity, float spacing, float patch_radius = -1.0f, float capsule_blend = 0.0f);
 
   // The pressure patch's radius in ghost spacings: 1 cm at the default 1 cm. Its weight's
   // half-width is ~1.1 cm, about the array's focal spot (~8.6 mm at 40 kHz): it smooths no more
@@ -63,12 +68,19 @@ class HandGhosts {
   int dropped() const { return dropped_; }  // ghosts that did not fit the capacity
   std::span<const std::int32_t> joint_slot() const { return {joint_slot_.data(), size()}; }
   std::span<const Float4> offset() const { return {offset_.data(), size()}; }
+  // Per ghost, the capsules (bit c: capsules()[c]) the contact tries for a particle that lists
+  // it: its own and those it lies within a spacing (plus 1.5 x the blend radius k) of.
+  std::span<const std::uint64_t> capsule_mask() const { return {capsule_mask_.data(), size()}; }
   std::span<const Float4> normal() const { return {normal_.data(), size()}; }
   std::span<const float> area() const { return {area_.data(), size()}; }  // m^2, on the union
   // Each ghost's world position (w: its hand, -1 where its force was not finite) and normal on
   // the pose of the last contact_field call.
   std::span<const Float4> world_position() const { return {world_pos_.data(), size()}; }
   std::span<const Float4> world_normal() const { return {world_normal_.data(), size()}; }
+  // The valid capsules of the laid-out hands for the contact: x, y the joint slots of their ends
+  // (int bits), z the radius.
+  int capsule_count() const { return capsule_count_; }
+  const std::array<Float4, kCapsuleSlots>& capsules() const { return capsules_; }
   const std::array<Float4, kJointSlots>& pos_prev() const { return pos_prev_; }
   const std::array<Float4, kJointSlots>& rot_prev() const { return rot_prev_; }
   const std::array<Float4, kJointSlots>& pos_new() const { return pos_new_; }
@@ -76,19 +88,21 @@ class HandGhosts {
 
  private:
   std::size_t size() const { return static_cast<std::size_t>(count_); }
-  void add(int hand, int joint, const float local_offset[3], const float local_normal[3],
-           float area);
+  void add(int hand, int joint, std::uint64_t capsules, const float local_offset[3],
+           const float local_normal[3], float area);
 
   // Sums the patch of ghost i into its projected force and area (ghosts of the same hand).
   void patch_sums(int i, float& force_n, float& area_n) const;
 
   int capacity_;
   float spacing_;
+  float capsule_blend_;
   float patch_radius_;
   int count_ = 0;
   int dropped_ = 0;
   std::vector<std::int32_t> joint_slot_;
   std::vector<Float4> offset_;
+  std::vector<std::uint64_t> capsule_mask_;
   std::vector<Float4> normal_;
   std::vector<float> area_;
   std::array<Float4, kJointSlots> pos_prev_{}, rot_prev_{}, pos_new_{}, rot_new_{};
@@ -99,6 +113,8 @@ class HandGhosts {
   std::vector<std::int32_t> bucket_of_;      // hashed grid cell per ghost
   std::vector<std::int32_t> bucket_start_;   // per bucket, + 1 at the end
   std::vector<std::int32_t> sorted_;         // ghost indices by bucket
+  int capsule_count_ = 0;
+  std::array<Float4, kCapsuleSlots> capsules_{};
 };
 
 }  // namespace sonoflow::fluid

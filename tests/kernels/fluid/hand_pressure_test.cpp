@@ -262,7 +262,9 @@ TEST(Hand, PressureIsOrderedHoneyCreamWater) {
   // The issue asks for the order. With the closed hand (since handstill; the radial contact let
   // water into the hand) honey's palm pressure is 1.07 x cream's (the radial hand's was 1.44 x,
   // its pressures 0.12-0.25 of hydrostatic): part of honey's extra force is the no-slip hand's
-  // shear, which the array-facing pressure does not carry (the forces keep 1.30 x).
+  // shear, which the array-facing pressure does not carry (the forces keep 1.30 x). The contact
+  // against the capsules (branch handsmooth, the default): 1.062 with the plane -> 1.076 with their
+  // smooth union (k = 8 mm); their exact union read 1.047 and failed (bench/RESULTS.md handsmooth).
   EXPECT_GT(honey.palm_pressure, 1.05 * cream.palm_pressure);
 }
 // Thesis fig. 6.7: "with a more plastic material, contact forces are smaller under the same user
@@ -316,6 +318,14 @@ TEST(Hand, PressureOnClayFallsWithItsPlasticity) {
 // the reading's bound) is the reading's (bench/RESULTS.md, palmforce; handcaps' 7 x 5 cm 0.89-0.97
 // is this force against rho0 g depth at the palm's lower surface, 0.91-0.97 here; handread's
 // 0.73-0.98 is within one frame's spread, not an average: no averaged definition reproduces it).
+// The contact against the capsules' smooth union (`hand.capsule_contact`, k = `capsule_blend` 8 mm;
+// the default since branch handsmooth; figures above are the plane's): the reading contact only
+// 0.95-1.00 of rho0 g depth, slope 1.01 rho0 g, with the boundary density 0.95-1.02, slope 0.95;
+// the force 0.99-1.05 / 1.12-1.22, slopes 1.00 / 1.06. Their exact union (k = 0, branch handcaps)
+// read 0.68-0.80 / 0.82-0.88 (slopes 0.79 / 0.77) and fails: its creases between the metacarpals
+// tilt the pushes onto their flanks (the downward ghosts within 25 degrees took 0.65-0.75 of
+// rho0 g depth contact only, the plane 1.01-1.11, the smooth union 1.14-1.22), which the palm's
+// downward samples miss; k = 2 mm still fails (0.76-0.84), 4 mm passes by 1 % (0.86-0.92).
 // Fails with the radial contact (`hand.closed_contact` off; contact only: the hand fills with water, 5-7 Pa;
 // with the boundary density: 58-81 Pa at 2.5-4.4 cm, 0.12-0.25 of rho0 g depth, slope 0.06;
 // figures of the per-ghost reading; the force: contact only 0.00 of rho0 g depth, with the
@@ -366,8 +376,9 @@ TEST(Hand, PalmPressureIsHydrostatic) {
 // hand 3 cm deep (then 3.7 cm) with ghosts 8 and 12 mm apart (10 by default) reads the same
 // pressure, that of the water. The reading is a patch's force over its area, the areas the
 // ghosts' shares of the hand's surface (kernels/fluid/CHOICES.md, the pressure reading): 0.895 /
-// 0.958 of rho0 g depth. Each ghost alone with the capsules' nominal areas (before 2026-11-24,
-// branch handread) read 0.718 / 0.882: fails. (At 7 mm the closed contact lets particles into the
+// 0.958 of rho0 g depth with the plane contact, 0.993 / 1.060 against the capsules' smooth union
+// (the default since branch handsmooth; their exact union 0.829 / 0.843: fails). Each ghost alone
+// with the capsules' nominal areas (before 2026-11-24, branch handread) read 0.718 / 0.882: fails. (At 7 mm the closed contact lets particles into the
 // hand: 43 with the boundary density, 76 contact only; 8 / 12 mm let 9 / 4 in, printed.)
 TEST(Hand, PalmPressureDoesNotDependOnGhostSpacing) {
   double ratio[2] = {0, 0};
