@@ -274,10 +274,10 @@ __kernel void pbf_apply(int n, __global const float4* x, __global float4* x_out,
   // into a pool took in about a particle per mm).
   const float rr = P->contact_radius;
   const bool closed = P->closed_contact != 0 && gcount[i] <= (uint)P->max_ghost_neighbours;
-  // Capsules (closed_contact 2, hand.capsule_contact, opt-in): the hand's surface is its capsules
-  // themselves (hand_surface, exact: no grooves between the ghosts' planes, and a particle inside
-  // the hand is pushed out whatever its depth); the nearest listed ghost takes the reaction. The
-  // tool's ghosts (index >= hand_ng) keep the plane.
+  // Capsules (closed_contact 2, hand.capsule_contact, the default): the hand's surface is its
+  // capsules' smooth union (hand_surface: no grooves between the ghosts' planes, the creases
+  // between capsules filled, and a particle inside the hand is pushed out whatever its depth);
+  // the nearest listed ghost takes the reaction. The tool's ghosts (index >= hand_ng) keep the plane.
   const bool capsules = P->closed_contact == 2 && nc > 0;
   const float reach = closed ? 4.0f * rr * rr : rr * rr;
   float best = capsules ? INFINITY : reach;
