@@ -45,6 +45,9 @@ Status validate_config(const FluidConfig& c) {
   if (c.hand.ghost_spacing < 0 || c.hand.contact_radius < 0 || !(c.hand.max_speed > 0) ||
       !(c.hand.teleport_distance > 0))
     return bad_config("hand coupling distances must be >= 0 and speeds > 0");
+  // The smooth union grows the hand by k/4 at every crease; past a few cm it is no longer a hand.
+  if (!(c.hand.capsule_blend >= 0 && c.hand.capsule_blend <= 0.05f))
+    return bad_config("hand.capsule_blend must be in [0, 0.05] m");
   const float h = c.particle_spacing * c.support_ratio;
   const double cells = std::ceil((c.domain_max.x - c.domain_min.x) / h) *
                        std::ceil((c.domain_max.y - c.domain_min.y) / h) *

@@ -242,6 +242,13 @@ TEST(EngineSetup, RefusesUnknownDevicesAndBadConfigs) {
   EXPECT_NE(e.error().message.find("particle_spacing"), std::string::npos);
 
   c = small_config(SmoothingKernel::Poly6Spiky);
+  c.hand.capsule_blend = -0.001f;  // would shrink the capsule masks below the surface they hold
+  e = FluidEngine::create(c);
+  ASSERT_FALSE(e);
+  EXPECT_EQ(e.error().code, FluidErrc::BadConfig);
+  EXPECT_NE(e.error().message.find("capsule_blend"), std::string::npos) << e.error().message;
+
+  c = small_config(SmoothingKernel::Poly6Spiky);
   c.material.alpha = -1;
   e = FluidEngine::create(c);
   ASSERT_FALSE(e);
