@@ -1,6 +1,7 @@
 #pragma once
 // Outcome of a host driver's setup call (connect, configure, arm, ...). Real-time calls never
 // return these: they return bool and count the reason.
+#include <atomic>
 #include <cstdint>
 #include <string_view>
 
@@ -36,6 +37,19 @@ enum class LinkState : std::uint8_t {
   Streaming,         // streams running
   Lost,              // the device vanished; maintain() cleans up and reconnects when it returns
 };
+
+// Moves a live link (Connected or Streaming) to Lost; true only for the caller that made the
+// move. One loss is seen twice: by the transport's link_lost() callback on its service thread,
+// and by the supervisor's maintain() when it finds the transport closed before that callback
+// ran. The driver counts the loss where this returns true, so it is counted once.
+inline bool mark_link_lost(std::atomic<LinkState>& state) noexcept {
+  LinkState s = state.load(std::memory_order_acquire);
+  while (s == LinkState::Connected || s == LinkState::Streaming) {
+    if (state.compare_exchange_weak(s, LinkState::Lost, std::memory_order_acq_rel, std::memory_order_acquire))
+      return true;
+  }
+  return false;
+}
 
 constexpr std::string_view to_string(LinkState s) noexcept {
   switch (s) {

@@ -198,9 +198,10 @@ DriverError ArrayDriver::sync_time() {
 LinkState ArrayDriver::maintain() {
   LinkState state = link_state();
   if ((state == LinkState::Connected || state == LinkState::Streaming) && !transport_.is_open()) {
-    // Lost outside a stream (no callback told us): e.g. a control transfer found it gone.
-    transport_counts_.lost.fetch_add(1, std::memory_order_relaxed);
-    state = LinkState::Lost;
+    // Lost outside a stream (no callback told us: a control transfer found it gone), or the
+    // stream's callback has not run yet; whichever of the two moves the link counts it.
+    if (mark_link_lost(state_)) transport_counts_.lost.fetch_add(1, std::memory_order_relaxed);
+    state = link_state();
   }
   if (state == LinkState::Lost) {
     transport_.close();  // reaps every transfer
@@ -408,8 +409,7 @@ void ArrayDriver::in_done(std::uint8_t endpoint, TransferStatus status,
 }
 
 void ArrayDriver::link_lost() noexcept {
-  transport_counts_.lost.fetch_add(1, std::memory_order_relaxed);
-  state_.store(LinkState::Lost, std::memory_order_release);
+  if (mark_link_lost(state_)) transport_counts_.lost.fetch_add(1, std::memory_order_relaxed);
 }
 
 }  // namespace sonoflow::drivers

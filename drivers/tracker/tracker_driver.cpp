@@ -219,8 +219,9 @@ DriverError TrackerDriver::sync_time() {
 LinkState TrackerDriver::maintain() {
   LinkState state = link_state();
   if ((state == LinkState::Connected || state == LinkState::Streaming) && !transport_.is_open()) {
-    counts_.lost.fetch_add(1, std::memory_order_relaxed);
-    state = LinkState::Lost;
+    // Lost with no callback, or before the stream's callback ran: counted once either way.
+    if (mark_link_lost(state_)) counts_.lost.fetch_add(1, std::memory_order_relaxed);
+    state = link_state();
   }
   if (state == LinkState::Lost) {
     transport_.close();
@@ -341,8 +342,7 @@ void TrackerDriver::on_frame(std::span<const std::uint8_t> data) noexcept {
 }
 
 void TrackerDriver::link_lost() noexcept {
-  counts_.lost.fetch_add(1, std::memory_order_relaxed);
-  state_.store(LinkState::Lost, std::memory_order_release);
+  if (mark_link_lost(state_)) counts_.lost.fetch_add(1, std::memory_order_relaxed);
 }
 
 }  // namespace sonoflow::drivers

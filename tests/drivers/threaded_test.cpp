@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <barrier>
 #include <chrono>
 #include <thread>
 
@@ -110,6 +111,43 @@ TEST(Threaded, StreamTrackerAndSupervisorThreadsShareTheDrivers) {
     EXPECT_EQ(log.out_of_order, 0u);
     a.set_observer(nullptr);
   });
+}
+
+// One loss, two witnesses: the transport's service thread (its link_lost() callback) and the
+// supervisor (maintain() finding the transport closed before that callback ran). Exactly one of
+// them moves the link to Lost and counts it, and a report after the loss was handled moves
+// nothing. Before, both counted: the test above saw links_lost 2 for one unplug now and then
+// (a clean clone's TSan run).
+TEST(Threaded, ALinkLossSeenByTwoThreadsIsCountedOnce) {
+  std::atomic<LinkState> state{LinkState::Disconnected};
+  EXPECT_FALSE(mark_link_lost(state)) << "no link, nothing to lose";
+  state = LinkState::Connected;
+  EXPECT_TRUE(mark_link_lost(state));
+  EXPECT_FALSE(mark_link_lost(state)) << "already lost";
+  EXPECT_EQ(state.load(), LinkState::Lost);
+
+  constexpr int kRounds = 2000;
+  std::barrier sync(3);
+  std::atomic<int> counted{0};
+  const auto witness = [&] {
+    for (int r = 0; r < kRounds; ++r) {
+      sync.arrive_and_wait();  // the link is live
+      if (mark_link_lost(state)) counted.fetch_add(1, std::memory_order_relaxed);
+      sync.arrive_and_wait();  // both have looked
+    }
+  };
+  std::thread service(witness), supervisor(witness);
+  int rounds_counted_once = 0;
+  for (int r = 0; r < kRounds; ++r) {
+    state.store(LinkState::Streaming);
+    counted.store(0);
+    sync.arrive_and_wait();
+    sync.arrive_and_wait();
+    if (counted.load() == 1 && state.load() == LinkState::Lost) ++rounds_counted_once;
+  }
+  service.join();
+  supervisor.join();
+  EXPECT_EQ(rounds_counted_once, kRounds);
 }
 
 }  // namespace
