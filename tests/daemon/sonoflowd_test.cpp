@@ -50,6 +50,14 @@ ThreadSched thread_of(pid_t pid, const std::string& name) {
   return t;
 }
 
+// The start of a thread's entry in the run summary: asked `priority`, and granted it where
+// SCHED_FIFO is `permitted` (otherwise "realtime":false).
+std::string thread_entry(const std::string& name, int priority, bool permitted) {
+  const std::string p = std::to_string(priority);
+  return "{\"name\":\"" + name + "\",\"priority_requested\":" + p + ",\"realtime\":" +
+         (permitted ? "true,\"priority\":" + p + "}" : "false");
+}
+
 // `command` run the way an unprivileged service would be: RLIMIT_RTPRIO 0 and, as root, no
 // CAP_SYS_NICE (dropped from the bounding and inheritable sets before exec, so it is gone for
 // good). SCHED_FIFO is then impossible.
@@ -379,10 +387,7 @@ TEST(Sonoflowd, UsbTransportThreadsRunWithThreadsUsbScheduling) {
   kill(d.pid, SIGTERM);
   EXPECT_EQ(d.wait(10s), 0) << d.log();
   const std::string summary = read_file(box.dir + "/summary.json");
-  EXPECT_NE(summary.find(std::string("{\"name\":\"sf-usb-array\",\"priority_requested\":13,\"realtime\":") +
-                         (permitted ? "true,\"priority\":13}" : "false")),
-            std::string::npos)
-      << summary;
+  EXPECT_NE(summary.find(thread_entry("sf-usb-array", 13, permitted)), std::string::npos) << summary;
 }
 
 // threads.opencl reaches PoCL's workers, which PoCL starts inside the fluid engine's create: the
@@ -407,10 +412,7 @@ TEST(Sonoflowd, OpenClWorkersRunWithThreadsOpenclScheduling) {
   kill(d.pid, SIGTERM);
   EXPECT_EQ(d.wait(30s), 0) << d.log();
   const std::string summary = read_file(box.dir + "/summary.json");
-  EXPECT_NE(summary.find(std::string("{\"name\":\"sf-ocl-0\",\"priority_requested\":11,\"realtime\":") +
-                         (permitted ? "true,\"priority\":11}" : "false")),
-            std::string::npos)
-      << summary;
+  EXPECT_NE(summary.find(thread_entry("sf-ocl-0", 11, permitted)), std::string::npos) << summary;
 }
 
 // rt.require = true and no way to get SCHED_FIFO: exit 77 naming the threads and the reason.
