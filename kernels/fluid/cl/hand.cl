@@ -42,8 +42,7 @@ __kernel void pose_ghosts(int ng, __global const int* gjoint, __global const flo
   if (speed > P->ghost_max_speed) u *= P->ghost_max_speed / speed;
   const float3 start = b - u * P->dt;
   const float4 q1 = quat_slerp(jrot_prev[j], jrot_new[j], s1);
-  // w: the ghost's capsule (goffset's w, hand_ghosts.hpp), pbf_apply's candidates for the surface.
-  xg[g] = (float4)(b, goffset[g].w);
+  xg[g] = (float4)(b, 0.0f);
   xg0[g] = (float4)(start, 0.0f);
   vg[g] = (float4)(u, 0.0f);
   gnormal[g] = (float4)(quat_rotate(q1, gnormal_local[g].xyz), 0.0f);
